@@ -1,0 +1,193 @@
+//! Command-line arguments. The binary parses these and calls the library;
+//! everything here is about words on the command line, nothing about routers.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::spec::{
+    Addressing, Algorithm, FlowControl, PathSelection, SpecInput, TableStorage, Topology,
+};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "routergen",
+    version,
+    about = "Generates wormhole routers for k-ary n-cube, mesh and hypercube networks",
+    long_about = "Generates wormhole routers for k-ary n-cube, mesh and hypercube networks.\n\n\
+        Without a subcommand, routergen validates the router specification given by \
+        --config and the flags (flags override the file), prints it with the defaults it \
+        chose, and writes DIR/routergen.toml (the resolved spec) and DIR/report.md and \
+        DIR/report.json (Chien's cost and speed model for it).\n\n\
+        Exit status: 0 on success, 2 for a bad specification or bad input file, 1 when \
+        writing fails.",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub spec: SpecArgs,
+
+    /// Output directory: created, or replaced if it holds a previous routergen output.
+    #[arg(short = 'o', long = "out", value_name = "DIR", required = true)]
+    pub out: Option<PathBuf>,
+
+    /// Technology constants for the cost report (TOML, like generators/tech/chien-0.8um.toml).
+    #[arg(long, value_name = "FILE")]
+    pub tech: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Chien's cost and speed model: module gates and delays, setup delay,
+    /// flow-control cycle and flit rate.
+    Model(ModelArgs),
+}
+
+/// The router specification as flags; each overrides the same key of --config.
+#[derive(Debug, Args, Default)]
+pub struct SpecArgs {
+    /// Router specification in TOML (see generators/ for presets).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Network topology: mesh, torus or hypercube [default: mesh].
+    #[arg(long, value_name = "NAME")]
+    pub topology: Option<Topology>,
+
+    /// Dimensions n [default: 2].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub dims: Option<i64>,
+
+    /// Nodes per dimension k [default: 4; 2 on a hypercube].
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    pub radix: Option<i64>,
+
+    /// Routing algorithm: dor (alias xy, ecube), planar, negative-first (alias turn),
+    /// west-first, north-last, star-channels, duato [default: dor].
+    #[arg(long = "algo", visible_alias = "algorithm", value_name = "NAME")]
+    pub algorithm: Option<Algorithm>,
+
+    /// Crossbar ports P; checked against the algorithm's datapath [default: derived].
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
+    pub ports: Option<i64>,
+
+    /// Virtual channels per physical channel [default: the deadlock-freedom minimum].
+    #[arg(long, value_name = "V", allow_negative_numbers = true)]
+    pub vcs: Option<i64>,
+
+    /// Flit width W in bits: 8, 16, 32 or 64 [default: 16].
+    #[arg(long, value_name = "W", allow_negative_numbers = true)]
+    pub flit_width: Option<i64>,
+
+    /// Flit buffers per virtual channel, 1 to 256 [default: 4].
+    #[arg(
+        long = "depth",
+        visible_alias = "buffer-depth",
+        value_name = "D",
+        allow_negative_numbers = true
+    )]
+    pub buffer_depth: Option<i64>,
+
+    /// relative (per-dimension offsets) or absolute (coordinates)
+    /// [default: relative; absolute with a routing table].
+    #[arg(long, value_name = "MODE")]
+    pub addressing: Option<Addressing>,
+
+    /// Look-ahead routing, on or off [default: off; the bare flag means on].
+    #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on", value_parser = parse_on_off)]
+    pub lookahead: Option<bool>,
+
+    /// static-xy, lru, lfu, max-credit or min-mux
+    /// [default: static-xy for dor, max-credit otherwise].
+    #[arg(long, value_name = "NAME")]
+    pub path_selection: Option<PathSelection>,
+
+    /// Routing-table storage: none, economical, full or meta [default: none].
+    #[arg(long, value_name = "KIND")]
+    pub table: Option<TableStorage>,
+
+    /// Link flow control: credit or on-off [default: credit].
+    #[arg(long, value_name = "KIND")]
+    pub flow_control: Option<FlowControl>,
+}
+
+impl SpecArgs {
+    /// The flags as a partial spec, to lay over the --config file.
+    pub fn to_input(&self) -> SpecInput {
+        SpecInput {
+            topology: self.topology,
+            dims: self.dims,
+            radix: self.radix,
+            algorithm: self.algorithm,
+            ports: self.ports,
+            vcs: self.vcs,
+            flit_width: self.flit_width,
+            buffer_depth: self.buffer_depth,
+            addressing: self.addressing,
+            lookahead: self.lookahead,
+            path_selection: self.path_selection,
+            table: self.table,
+            flow_control: self.flow_control,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// Routing algorithm (names as for the main command).
+    #[arg(
+        long = "algo",
+        visible_alias = "algorithm",
+        value_name = "NAME",
+        required_unless_present = "paper_tables"
+    )]
+    pub algorithm: Option<Algorithm>,
+
+    /// Dimensions n, 1 to 32.
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        required_unless_present = "paper_tables"
+    )]
+    pub dims: Option<i64>,
+
+    /// mesh, torus or hypercube [default: mesh; torus for star-channels].
+    #[arg(long, value_name = "NAME")]
+    pub topology: Option<Topology>,
+
+    /// Virtual channels per physical channel [default: the V of Chien §5 for
+    /// the routers it studies, else the deadlock-freedom minimum].
+    #[arg(long, value_name = "V", allow_negative_numbers = true)]
+    pub vcs: Option<i64>,
+
+    /// Technology constants (TOML) [default: generators/tech/chien-0.8um.toml].
+    #[arg(long, value_name = "FILE")]
+    pub tech: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+
+    /// Print Chien's Figures 9 and 10 as the model computes them beside the printed values.
+    #[arg(long, conflicts_with_all = ["algorithm", "dims", "topology", "vcs"])]
+    pub paper_tables: bool,
+}
+
+fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(format!("expected on or off, got '{s}'")),
+    }
+}

@@ -1,0 +1,13 @@
+//! routergen: synthesizable wormhole routers for k-ary n-cube, mesh and
+//! hypercube networks.
+//!
+//! Data flows one way: a [`spec::RouterSpec`] (validated) is costed by the
+//! [`model`] (Chien's cost and speed model) and written out by [`output`].
+
+pub mod cli;
+pub mod error;
+pub mod model;
+pub mod output;
+pub mod spec;
+
+pub use error::{Error, Result};

@@ -1,0 +1,209 @@
+//! Writing an output directory: the resolved spec and its reports.
+//!
+//! Everything is written to a temporary directory beside the target and
+//! renamed into place at the end, so a failure leaves no half-written
+//! directory behind.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::model::{self, CostReport, ModelInput, Technology};
+use crate::spec::RouterSpec;
+
+/// The file that marks a directory as routergen's own (and regenerates it).
+pub const SPEC_FILE: &str = "routergen.toml";
+
+/// Files of an output directory, by path relative to it.
+pub type Files = Vec<(PathBuf, String)>;
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    name: String,
+    spec: &'a RouterSpec,
+    header_bits: u32,
+    nodes: u64,
+    model: &'a CostReport,
+}
+
+/// The files routergen writes for `spec`.
+pub fn render(spec: &RouterSpec, tech: &Technology) -> Files {
+    let cost = model::evaluate(&ModelInput::from_spec(spec), tech);
+    let json = JsonReport {
+        name: spec.name(),
+        spec,
+        header_bits: spec.header_bits(),
+        nodes: spec.nodes(),
+        model: &cost,
+    };
+    let mut report_json = serde_json::to_string_pretty(&json).expect("reports serialize");
+    report_json.push('\n');
+    vec![
+        (PathBuf::from(SPEC_FILE), spec_toml(spec)),
+        (PathBuf::from("report.md"), report_md(spec, &cost)),
+        (PathBuf::from("report.json"), report_json),
+    ]
+}
+
+fn spec_toml(spec: &RouterSpec) -> String {
+    format!(
+        "# Resolved routergen specification. Regenerate with:\n#   routergen --config {SPEC_FILE} -o <dir>\n{}",
+        spec.to_toml()
+    )
+}
+
+fn report_md(spec: &RouterSpec, cost: &CostReport) -> String {
+    let org = spec.organization();
+    let mut s = format!("# {}\n\n## Specification\n\n", spec.name());
+    s.push_str("| setting | value |\n|---|---|\n");
+    for line in spec.describe(&[]).lines() {
+        if let Some((k, v)) = line.split_once('=') {
+            s.push_str(&format!("| {} | {} |\n", k.trim(), v.trim()));
+        }
+    }
+    s.push_str(&format!(
+        "\nNetwork: {} nodes. Head-flit routing field: {} of {} bits. Datapath: {} \
+         crossbar(s) of {}x{} ports, routing freedom F = {}; at least {} VC(s) per \
+         physical channel for deadlock freedom.\n",
+        spec.nodes(),
+        spec.header_bits(),
+        spec.flit_width,
+        org.crossbars,
+        org.ports,
+        org.ports,
+        org.freedom,
+        spec.min_vcs()
+    ));
+    s.push_str(&format!(
+        "\n## Chien's cost and speed model ({})\n\nGate counts from Chien Figure 4 (16-bit \
+         datapaths), delays from Figures 2 and 3; see `routergen model --help`.\n\n",
+        cost.technology
+    ));
+    s.push_str("| module | count | parameter | gates each | gates | delay (ns) |\n");
+    s.push_str("|---|---:|---|---:|---:|---:|\n");
+    for m in &cost.modules {
+        let param = match (m.module.parameter_name(), m.param) {
+            (Some(n), Some(v)) => format!("{n} = {v}"),
+            _ => "-".into(),
+        };
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {:.3} |\n",
+            m.module.title(),
+            m.count,
+            param,
+            model::fmt_gates(m.gates_each),
+            model::fmt_gates(m.gates),
+            m.delay_ns
+        ));
+    }
+    let path = |p: &model::CriticalPath| {
+        p.steps
+            .iter()
+            .map(|st| format!("T_{} {:.3}", st.module.abbrev(), st.delay_ns))
+            .collect::<Vec<_>>()
+            .join(" + ")
+    };
+    s.push_str(&format!(
+        "\n- Total gates: **{}**\n- Setup delay: **{:.3} ns** = {}\n- Flow-control cycle: \
+         **{:.3} ns** = {}\n- Flit rate: **{:.1} Mflit/s** per channel\n",
+        model::fmt_gates(cost.gates.total),
+        cost.delay_ns.setup,
+        path(&cost.setup_path),
+        cost.delay_ns.flow_control,
+        path(&cost.flow_control_path),
+        cost.flit_rate_mflits
+    ));
+    for n in &cost.notes {
+        s.push_str(&format!("- Note: {n}\n"));
+    }
+    s
+}
+
+/// Writes `files` into `dir`, replacing a previous routergen output there.
+///
+/// `dir` must be absent, empty, or hold a [`SPEC_FILE`]: routergen never
+/// replaces a directory it did not write.
+pub fn write_dir(dir: &Path, files: &Files) -> Result<()> {
+    check_target(dir)?;
+    let out_err = |path: &Path, e: std::io::Error| Error::Output {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&parent).map_err(|e| out_err(&parent, e))?;
+    let base = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let tmp = parent.join(format!(".{base}.routergen-new-{}", std::process::id()));
+    let old = parent.join(format!(".{base}.routergen-old-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+
+    let written = (|| -> Result<()> {
+        fs::create_dir(&tmp).map_err(|e| out_err(&tmp, e))?;
+        for (rel, text) in files {
+            let path = tmp.join(rel);
+            if let Some(p) = path.parent() {
+                fs::create_dir_all(p).map_err(|e| out_err(p, e))?;
+            }
+            fs::write(&path, text).map_err(|e| out_err(&dir.join(rel), e))?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+
+    let existed = dir.exists();
+    if existed {
+        fs::rename(dir, &old).map_err(|e| {
+            let _ = fs::remove_dir_all(&tmp);
+            out_err(dir, e)
+        })?;
+    }
+    if let Err(e) = fs::rename(&tmp, dir) {
+        if existed {
+            let _ = fs::rename(&old, dir);
+        }
+        let _ = fs::remove_dir_all(&tmp);
+        return Err(out_err(dir, e));
+    }
+    if existed {
+        let _ = fs::remove_dir_all(&old);
+    }
+    Ok(())
+}
+
+fn check_target(dir: &Path) -> Result<()> {
+    if !dir.exists() {
+        return Ok(());
+    }
+    if !dir.is_dir() {
+        return Err(Error::invalid(format!(
+            "-o {}: exists and is not a directory; give a new or empty directory, or a \
+             previous routergen output directory",
+            dir.display()
+        )));
+    }
+    let empty = fs::read_dir(dir)
+        .map_err(|source| Error::Read {
+            path: dir.to_path_buf(),
+            source,
+        })?
+        .next()
+        .is_none();
+    if !empty && !dir.join(SPEC_FILE).is_file() {
+        return Err(Error::invalid(format!(
+            "-o {}: the directory holds files routergen did not write (no {SPEC_FILE}); \
+             give a new or empty directory, or a previous routergen output directory",
+            dir.display()
+        )));
+    }
+    Ok(())
+}

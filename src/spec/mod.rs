@@ -1,0 +1,586 @@
+//! The router specification: what the user asks for, resolved and validated.
+//!
+//! Input arrives as a [`SpecInput`] (every field optional) from a TOML file
+//! and from command-line flags; flags override the file. [`SpecInput::resolve`]
+//! fills in defaults and validates everything before any file is written,
+//! giving a [`RouterSpec`] that the rest of routergen reads and never
+//! re-checks. This layer knows nothing of hardware.
+
+pub mod algorithm;
+pub mod names;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+pub use algorithm::{Adaptivity, Algorithm, Datapath, Organization};
+use names::{named_enum, one_of, Named};
+
+use crate::error::{Error, Result};
+
+named_enum!(
+    /// Network topology.
+    Topology, "topology", {
+        Mesh => "mesh" [],
+        /// k-ary n-cube with wraparound channels.
+        Torus => "torus" ["k-ary-n-cube"],
+        /// Binary n-cube (k = 2).
+        Hypercube => "hypercube" ["binary-n-cube"],
+    }
+);
+
+named_enum!(
+    /// How a head flit names its destination.
+    Addressing, "addressing", {
+        /// Per-dimension signed offsets, updated at every hop (Chien §3).
+        Relative => "relative" [],
+        /// Destination coordinates, compared with a node-id register (LAPSES §5.2.1).
+        Absolute => "absolute" [],
+    }
+);
+
+named_enum!(
+    /// Path-selection heuristic among free candidate outputs (LAPSES §4.1).
+    PathSelection, "path-selection heuristic", {
+        StaticXy => "static-xy" ["static", "xy-first"],
+        Lru => "lru" [],
+        Lfu => "lfu" [],
+        MaxCredit => "max-credit" [],
+        MinMux => "min-mux" [],
+    }
+);
+
+named_enum!(
+    /// Where the routing decision comes from (LAPSES §5).
+    TableStorage, "routing-table storage", {
+        /// No table: the address decoder computes candidates in logic (Chien).
+        None => "none" ["algorithmic", "logic"],
+        /// 3^n entries indexed by the sign vector of (destination - node id).
+        Economical => "economical" ["es", "economical-storage"],
+        /// One entry per destination node.
+        Full => "full" ["full-table"],
+        /// Two-level cluster / sub-cluster tables.
+        Meta => "meta" ["meta-table"],
+    }
+);
+
+named_enum!(
+    /// Link-level flow control.
+    FlowControl, "flow control", {
+        Credit => "credit" ["credits"],
+        OnOff => "on-off" ["xon-xoff", "onoff"],
+    }
+);
+
+/// Flit widths the generated datapath supports (rust-hdl widths are fixed at
+/// compile time, so the blocks are built for this list).
+pub const FLIT_WIDTHS: [u32; 4] = [8, 16, 32, 64];
+/// Largest network the generator accepts, in nodes.
+pub const MAX_NODES: u64 = 65_536;
+pub const MAX_DIMS: u32 = 8;
+pub const MAX_HYPERCUBE_DIMS: u32 = 16;
+pub const MAX_RADIX: u32 = 256;
+pub const MAX_VCS: u32 = 16;
+pub const MAX_BUFFER_DEPTH: u32 = 256;
+
+/// A specification as given: every field optional. Read from TOML
+/// (`--config`) and from flags; [`SpecInput::overlay`] lets flags win.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecInput {
+    pub topology: Option<Topology>,
+    pub dims: Option<i64>,
+    pub radix: Option<i64>,
+    pub algorithm: Option<Algorithm>,
+    pub ports: Option<i64>,
+    pub vcs: Option<i64>,
+    pub flit_width: Option<i64>,
+    pub buffer_depth: Option<i64>,
+    pub addressing: Option<Addressing>,
+    pub lookahead: Option<bool>,
+    pub path_selection: Option<PathSelection>,
+    pub table: Option<TableStorage>,
+    pub flow_control: Option<FlowControl>,
+}
+
+/// A resolved, validated specification. Every field is set; the invariants
+/// checked by [`SpecInput::resolve`] hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RouterSpec {
+    pub topology: Topology,
+    pub dims: u32,
+    pub radix: u32,
+    pub algorithm: Algorithm,
+    /// Crossbar ports P (per crossbar or slice).
+    pub ports: u32,
+    /// Virtual channels per physical channel.
+    pub vcs: u32,
+    pub flit_width: u32,
+    /// Flit buffers per virtual channel.
+    pub buffer_depth: u32,
+    pub addressing: Addressing,
+    pub lookahead: bool,
+    pub path_selection: PathSelection,
+    pub table: TableStorage,
+    pub flow_control: FlowControl,
+}
+
+/// A resolved spec together with the names of the fields that took defaults.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub spec: RouterSpec,
+    pub defaulted: Vec<&'static str>,
+}
+
+impl SpecInput {
+    /// Parses TOML text; `path` is only used in messages.
+    pub fn from_toml(text: &str, path: &Path) -> Result<Self> {
+        toml::from_str(text).map_err(|e| Error::toml(path, text, &e))
+    }
+
+    pub fn from_file(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_toml(&text, path)
+    }
+
+    /// `self` with every field that `over` sets replaced by `over`'s value.
+    pub fn overlay(self, over: SpecInput) -> SpecInput {
+        SpecInput {
+            topology: over.topology.or(self.topology),
+            dims: over.dims.or(self.dims),
+            radix: over.radix.or(self.radix),
+            algorithm: over.algorithm.or(self.algorithm),
+            ports: over.ports.or(self.ports),
+            vcs: over.vcs.or(self.vcs),
+            flit_width: over.flit_width.or(self.flit_width),
+            buffer_depth: over.buffer_depth.or(self.buffer_depth),
+            addressing: over.addressing.or(self.addressing),
+            lookahead: over.lookahead.or(self.lookahead),
+            path_selection: over.path_selection.or(self.path_selection),
+            table: over.table.or(self.table),
+            flow_control: over.flow_control.or(self.flow_control),
+        }
+    }
+
+    /// Fills in defaults and validates. Sizes are checked first, then that
+    /// the pieces fit together; the first problem found is reported.
+    pub fn resolve(&self) -> Result<Resolved> {
+        let mut defaulted = Vec::new();
+        let mut pick = |name: &'static str, given: bool| {
+            if !given {
+                defaulted.push(name);
+            }
+        };
+
+        let topology = self.topology.unwrap_or(Topology::Mesh);
+        pick("topology", self.topology.is_some());
+        let algorithm = self.algorithm.unwrap_or(Algorithm::DimensionOrder);
+        pick("algorithm", self.algorithm.is_some());
+
+        let dims = self.dims.unwrap_or(2);
+        pick("dims", self.dims.is_some());
+        let max_dims = if topology == Topology::Hypercube {
+            MAX_HYPERCUBE_DIMS
+        } else {
+            MAX_DIMS
+        };
+        let dims = in_range("dims", "--dims", dims, 1, max_dims as i64, "dimensions n")?;
+
+        let default_radix = if topology == Topology::Hypercube {
+            2
+        } else {
+            4
+        };
+        let radix = self.radix.unwrap_or(default_radix);
+        pick("radix", self.radix.is_some());
+        let radix = match topology {
+            Topology::Hypercube if radix != 2 => {
+                return Err(Error::invalid(format!(
+                    "--radix {radix} does not fit a hypercube: a hypercube is a binary \
+                     n-cube, radix 2 in every dimension; use --topology mesh or torus for \
+                     radix {radix}"
+                )))
+            }
+            Topology::Torus if radix == 2 => {
+                return Err(Error::invalid(
+                    "--radix 2 is not allowed for a torus: its wraparound link would join \
+                     the same two nodes as the direct link; allowed: 3 to 256 (a 2-ary \
+                     torus is a hypercube: use --topology hypercube)",
+                ))
+            }
+            _ => in_range(
+                "radix",
+                "--radix",
+                radix,
+                2,
+                MAX_RADIX as i64,
+                "nodes per dimension k",
+            )?,
+        };
+        let nodes = (radix as u64).checked_pow(dims).unwrap_or(u64::MAX);
+        if nodes > MAX_NODES {
+            return Err(Error::invalid(format!(
+                "a {radix}-ary {dims}-dimensional {topology} has {} nodes; routergen \
+                 accepts networks of at most {MAX_NODES} nodes: lower --radix or --dims",
+                if nodes == u64::MAX {
+                    "more than 2^64".to_string()
+                } else {
+                    nodes.to_string()
+                }
+            )));
+        }
+
+        algorithm.supports(topology, dims).map_err(|why| {
+            Error::invalid(format!(
+                "--algo {algorithm} cannot route a {dims}-dimensional {topology}: {why}"
+            ))
+        })?;
+
+        let org = algorithm.organization(topology, dims);
+        let min_vcs = algorithm.min_vcs(topology, dims);
+        let vcs = self.vcs.unwrap_or(min_vcs as i64);
+        pick("vcs", self.vcs.is_some());
+        let vcs = in_range(
+            "vcs",
+            "--vcs",
+            vcs,
+            1,
+            MAX_VCS as i64,
+            "virtual channels per physical channel",
+        )?;
+        if vcs < min_vcs {
+            return Err(Error::invalid(format!(
+                "{} on a {dims}-D {topology} needs at least {min_vcs} virtual channels per \
+                 physical channel for deadlock freedom; got --vcs {vcs}. {}",
+                algorithm_title(algorithm),
+                vc_reason(algorithm, topology, dims)
+            )));
+        }
+
+        let ports = match self.ports {
+            None => {
+                pick("ports", false);
+                org.ports
+            }
+            Some(p) if p == org.ports as i64 => org.ports,
+            Some(p) => {
+                return Err(Error::invalid(format!(
+                    "--ports {p} does not match {algorithm} on a {dims}-D {topology}: its \
+                     datapath is {} of {ports}x{ports} ({}); allowed: --ports {ports}, or \
+                     leave --ports out",
+                    crossbar_count(org),
+                    organization_reason(algorithm),
+                    ports = org.ports
+                )))
+            }
+        };
+
+        let flit_width = self.flit_width.unwrap_or(16);
+        pick("flit_width", self.flit_width.is_some());
+        if !FLIT_WIDTHS.iter().any(|&w| w as i64 == flit_width) {
+            return Err(Error::invalid(format!(
+                "--flit-width {flit_width} is not supported; allowed: {} bits (the \
+                 generated blocks are built for these widths)",
+                one_of(&FLIT_WIDTHS)
+            )));
+        }
+        let flit_width = flit_width as u32;
+
+        let buffer_depth = self.buffer_depth.unwrap_or(4);
+        pick("buffer_depth", self.buffer_depth.is_some());
+        let buffer_depth = in_range(
+            "buffer_depth",
+            "--depth",
+            buffer_depth,
+            1,
+            MAX_BUFFER_DEPTH as i64,
+            "flit buffers per virtual channel",
+        )?;
+
+        let table = self.table.unwrap_or(TableStorage::None);
+        pick("table", self.table.is_some());
+        let addressing = self.addressing.unwrap_or(if table == TableStorage::None {
+            Addressing::Relative
+        } else {
+            Addressing::Absolute
+        });
+        pick("addressing", self.addressing.is_some());
+        if table != TableStorage::None && addressing == Addressing::Relative {
+            return Err(Error::invalid(format!(
+                "--table {table} needs --addressing absolute: routing tables are indexed \
+                 by the destination (LAPSES §5), which relative offsets do not carry; \
+                 allowed with relative addressing: --table none"
+            )));
+        }
+        if table == TableStorage::Economical && topology == Topology::Torus {
+            return Err(Error::invalid(
+                "--table economical is defined for meshes and hypercubes: its index, the \
+                 sign of (destination - node id) per dimension (LAPSES §5.2.1), does not \
+                 give the minimal direction around a torus ring; allowed on a torus: \
+                 --table none, full or meta",
+            ));
+        }
+        if table == TableStorage::Full && nodes > 4096 {
+            return Err(Error::invalid(format!(
+                "--table full needs one entry per node, {nodes} here; routergen builds full \
+                 tables of at most 4096 entries: use --table economical or meta"
+            )));
+        }
+
+        let lookahead = self.lookahead.unwrap_or(false);
+        pick("lookahead", self.lookahead.is_some());
+
+        let deterministic = algorithm.adaptivity() == Adaptivity::Deterministic;
+        let path_selection = self.path_selection.unwrap_or(if deterministic {
+            PathSelection::StaticXy
+        } else {
+            PathSelection::MaxCredit
+        });
+        pick("path_selection", self.path_selection.is_some());
+        if deterministic && path_selection != PathSelection::StaticXy {
+            return Err(Error::invalid(format!(
+                "--path-selection {path_selection} has nothing to choose from: {algorithm} \
+                 offers each packet exactly one output (LAPSES §4.1: path selection picks \
+                 among alternatives); allowed with a deterministic algorithm: static-xy"
+            )));
+        }
+
+        let flow_control = self.flow_control.unwrap_or(FlowControl::Credit);
+        pick("flow_control", self.flow_control.is_some());
+
+        let spec = RouterSpec {
+            topology,
+            dims,
+            radix,
+            algorithm,
+            ports,
+            vcs,
+            flit_width,
+            buffer_depth,
+            addressing,
+            lookahead,
+            path_selection,
+            table,
+            flow_control,
+        };
+        let header = spec.header_bits();
+        if header > flit_width {
+            return Err(Error::invalid(format!(
+                "--flit-width {flit_width} is too narrow for the head flit: {} addressing \
+                 on a {radix}-ary {dims}-D {topology}{} takes {header} bits; allowed: a \
+                 width of at least {header} bits from {}",
+                addressing,
+                if lookahead { " with look-ahead" } else { "" },
+                one_of(&FLIT_WIDTHS)
+            )));
+        }
+        Ok(Resolved { spec, defaulted })
+    }
+}
+
+/// Checks `value` lies in `lo..=hi`; the message names the flag and the range.
+fn in_range(_field: &str, flag: &str, value: i64, lo: i64, hi: i64, what: &str) -> Result<u32> {
+    if value < lo || value > hi {
+        return Err(Error::invalid(format!(
+            "{flag} {value} is out of range: {what} must be from {lo} to {hi}"
+        )));
+    }
+    Ok(value as u32)
+}
+
+fn algorithm_title(a: Algorithm) -> &'static str {
+    match a {
+        Algorithm::DimensionOrder => "dimension-order routing",
+        Algorithm::PlanarAdaptive => "planar-adaptive routing",
+        Algorithm::NegativeFirst => "negative-first routing",
+        Algorithm::WestFirst => "west-first routing",
+        Algorithm::NorthLast => "north-last routing",
+        Algorithm::StarChannels => "*-channels routing",
+        Algorithm::Duato => "Duato's fully adaptive routing",
+    }
+}
+
+fn vc_reason(a: Algorithm, t: Topology, dims: u32) -> String {
+    match (a, t) {
+        (Algorithm::DimensionOrder, Topology::Torus) => {
+            "Each ring of a torus is a cycle of channels; two VCs with a dateline break it \
+             (survey §5 and §8, Cray T3D)."
+                .into()
+        }
+        (Algorithm::PlanarAdaptive, _) => format!(
+            "Chien §5.2 and the survey (§6.2) give 3 VCs for meshes{}{}.",
+            if dims == 2 {
+                ", 2 for a 2-D mesh (Chien, footnote 4)"
+            } else {
+                ""
+            },
+            if t == Topology::Torus {
+                "; a torus needs a dateline pair for each"
+            } else {
+                ""
+            }
+        ),
+        (Algorithm::StarChannels, _) => {
+            "It needs two star (escape) channels with a dateline and one non-star channel \
+             per direction (survey §6.1)."
+                .into()
+        }
+        (Algorithm::Duato, _) => {
+            "It needs an adaptive channel plus the escape sub-network's channels (survey \
+             §6.1; LAPSES §2.3)."
+                .into()
+        }
+        _ => String::new(),
+    }
+}
+
+fn crossbar_count(org: Organization) -> String {
+    match org.crossbars {
+        1 => "one crossbar".into(),
+        n => format!("{n} crossbars"),
+    }
+}
+
+fn organization_reason(a: Algorithm) -> &'static str {
+    match a {
+        Algorithm::DimensionOrder => "one per dimension, Chien §5.1 Figure 5",
+        Algorithm::PlanarAdaptive => "one slice per adaptive plane, Chien §5.2 Figure 6",
+        Algorithm::NegativeFirst | Algorithm::WestFirst | Algorithm::NorthLast => {
+            "all inputs to all outputs plus the local port, Chien §5.3 Figure 7"
+        }
+        Algorithm::StarChannels | Algorithm::Duato => {
+            "a port per channel class on every link plus the local port, Chien §5.4 Figure 8"
+        }
+    }
+}
+
+/// Bits needed to hold every value in `0..=max`.
+pub fn bits_for(max: u32) -> u32 {
+    (32 - max.leading_zeros()).max(1)
+}
+
+impl RouterSpec {
+    pub fn organization(&self) -> Organization {
+        self.algorithm.organization(self.topology, self.dims)
+    }
+
+    pub fn min_vcs(&self) -> u32 {
+        self.algorithm.min_vcs(self.topology, self.dims)
+    }
+
+    pub fn nodes(&self) -> u64 {
+        (self.radix as u64).pow(self.dims)
+    }
+
+    /// Physical ports of one router, the local port included.
+    pub fn physical_ports(&self) -> u32 {
+        match self.topology {
+            Topology::Hypercube => self.dims + 1,
+            _ => 2 * self.dims + 1,
+        }
+    }
+
+    /// Bits of one dimension's address field in the head flit.
+    ///
+    /// Relative: a sign and a magnitude; the largest offset is k-1 on a mesh,
+    /// k/2 on a torus (minimal routing), 1 on a hypercube (one bit of the
+    /// XOR of source and destination, survey §5). Absolute: the coordinate.
+    pub fn address_field_bits(&self) -> u32 {
+        match (self.topology, self.addressing) {
+            (Topology::Hypercube, _) => 1,
+            (Topology::Mesh, Addressing::Relative) => 1 + bits_for(self.radix - 1),
+            (Topology::Torus, Addressing::Relative) => 1 + bits_for(self.radix / 2),
+            (_, Addressing::Absolute) => bits_for(self.radix - 1),
+        }
+    }
+
+    /// Width of the routing part of the head flit: the address fields, plus
+    /// with look-ahead one bit per output port of the next router (the
+    /// next-hop candidate set of LAPSES §3.2, Fig 4b).
+    pub fn header_bits(&self) -> u32 {
+        let address = self.dims * self.address_field_bits();
+        let lookahead = if self.lookahead {
+            self.physical_ports()
+        } else {
+            0
+        };
+        address + lookahead
+    }
+
+    /// A name for this configuration, usable as a Verilog module name.
+    pub fn name(&self) -> String {
+        let topo = match self.topology {
+            Topology::Mesh => format!("mesh{}d_k{}", self.dims, self.radix),
+            Topology::Torus => format!("torus{}d_k{}", self.dims, self.radix),
+            Topology::Hypercube => format!("hypercube{}d", self.dims),
+        };
+        format!(
+            "router_{}_{}_v{}_w{}",
+            self.algorithm.name().replace('-', "_"),
+            topo,
+            self.vcs,
+            self.flit_width
+        )
+    }
+
+    /// The spec as TOML; reading it back gives the same spec.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a RouterSpec always serializes")
+    }
+
+    /// The spec as a [`SpecInput`] with every field set.
+    pub fn to_input(&self) -> SpecInput {
+        SpecInput {
+            topology: Some(self.topology),
+            dims: Some(self.dims as i64),
+            radix: Some(self.radix as i64),
+            algorithm: Some(self.algorithm),
+            ports: Some(self.ports as i64),
+            vcs: Some(self.vcs as i64),
+            flit_width: Some(self.flit_width as i64),
+            buffer_depth: Some(self.buffer_depth as i64),
+            addressing: Some(self.addressing),
+            lookahead: Some(self.lookahead),
+            path_selection: Some(self.path_selection),
+            table: Some(self.table),
+            flow_control: Some(self.flow_control),
+        }
+    }
+
+    /// `key = value` lines, with `(default)` after the values the user left out.
+    pub fn describe(&self, defaulted: &[&str]) -> String {
+        let rows: [(&str, String); 13] = [
+            ("topology", self.topology.to_string()),
+            ("dims", self.dims.to_string()),
+            ("radix", self.radix.to_string()),
+            ("algorithm", self.algorithm.to_string()),
+            ("ports", self.ports.to_string()),
+            ("vcs", self.vcs.to_string()),
+            ("flit_width", self.flit_width.to_string()),
+            ("buffer_depth", self.buffer_depth.to_string()),
+            ("addressing", self.addressing.to_string()),
+            ("lookahead", self.lookahead.to_string()),
+            ("path_selection", self.path_selection.to_string()),
+            ("table", self.table.to_string()),
+            ("flow_control", self.flow_control.to_string()),
+        ];
+        rows.iter()
+            .map(|(k, v)| {
+                let mark = if defaulted.contains(k) {
+                    "  (default)"
+                } else {
+                    ""
+                };
+                format!("  {k:<15}= {v}{mark}\n")
+            })
+            .collect()
+    }
+}
+
+/// Every name the spec accepts for `T`, for help texts.
+pub fn allowed<T: Named>() -> String {
+    T::allowed()
+}
