@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod error;
+pub mod flows;
 pub mod model;
 pub mod output;
 pub mod spec;
