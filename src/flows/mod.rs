@@ -40,3 +40,104 @@ pub fn require_tool(tool: &str) -> bool {
     eprintln!("SKIPPED: {msg}");
     false
 }
+
+pub mod icarus;
+pub mod verilator;
+pub mod yosys;
+
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A failure to run an external tool, or output it did not accept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    pub tool: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.tool, self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl ToolError {
+    pub(crate) fn new(tool: &str, message: impl Into<String>) -> Self {
+        ToolError {
+            tool: tool.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// A directory under the system temp dir, removed when dropped.
+#[derive(Debug)]
+pub struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    pub fn new(prefix: &str) -> Result<TempDir, ToolError> {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "routergen-{prefix}-{}-{n}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&path).map_err(|e| {
+            ToolError::new(prefix, format!("cannot create {}: {e}", path.display()))
+        })?;
+        Ok(TempDir { path })
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
+    /// Writes `text` to `name` inside the directory and returns its path.
+    pub fn write(&self, name: &str, text: &str) -> Result<PathBuf, ToolError> {
+        let p = self.path.join(name);
+        std::fs::write(&p, text).map_err(|e| {
+            ToolError::new("routergen", format!("cannot write {}: {e}", p.display()))
+        })?;
+        Ok(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// What a tool run printed.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    pub success: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `tool` with `args` in `dir`.
+pub(crate) fn run(
+    tool: &str,
+    args: &[&str],
+    dir: &std::path::Path,
+) -> Result<RunOutput, ToolError> {
+    let exe = find_tool(tool).ok_or_else(|| ToolError::new(tool, "not found on PATH"))?;
+    let out = Command::new(exe)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| ToolError::new(tool, format!("cannot run: {e}")))?;
+    Ok(RunOutput {
+        success: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
+}

@@ -1,0 +1,292 @@
+//! One co-simulation mechanism for every block: the same seeded random
+//! stimulus drives the rust-hdl model (manual clock loop) and a Verilator
+//! build of the emitted Verilog; every output is compared on every cycle.
+
+use rust_hdl::prelude::*;
+
+use crate::flows::verilator::{Port, Simulator};
+use crate::flows::ToolError;
+
+/// A top-level input the harness can set from a number.
+pub trait InputSignal {
+    fn poke(&mut self, value: u64);
+    fn claim(&mut self);
+    fn signal_id(&self) -> usize;
+}
+
+impl InputSignal for Signal<In, Bit> {
+    fn poke(&mut self, value: u64) {
+        self.next = value & 1 == 1;
+    }
+    fn claim(&mut self) {
+        self.connect();
+    }
+    fn signal_id(&self) -> usize {
+        Atom::id(self)
+    }
+}
+
+impl<const N: usize> InputSignal for Signal<In, Bits<N>> {
+    fn poke(&mut self, value: u64) {
+        let masked = if N >= 64 {
+            value
+        } else {
+            value & ((1u64 << N) - 1)
+        };
+        self.next = Bits::<N>::from(masked);
+    }
+    fn claim(&mut self) {
+        self.connect();
+    }
+    fn signal_id(&self) -> usize {
+        Atom::id(self)
+    }
+}
+
+/// Calls `f` on every signal of a Vec field.
+pub fn each<S: InputSignal>(v: &mut [S], f: &mut dyn FnMut(&mut dyn InputSignal)) {
+    for s in v.iter_mut() {
+        f(s);
+    }
+}
+
+/// What the harness needs from a block: its clock and its other inputs.
+pub trait HwBlock: Block {
+    fn clock_mut(&mut self) -> &mut Signal<In, Clock>;
+    /// Every top-level input except the clock (any order).
+    fn visit_inputs(&mut self, f: &mut dyn FnMut(&mut dyn InputSignal));
+    /// Probability that a one-bit input named `name` is 1 in random
+    /// stimulus; `None` for the default (1/2; 1/64 for `rst`).
+    fn bias(&self, _name: &str) -> Option<f64> {
+        None
+    }
+}
+
+/// Marks every top-level input driven and connects the block, ready for
+/// simulation or Verilog generation.
+pub fn prepare<B: HwBlock>(block: &mut B) {
+    block.clock_mut().connect();
+    block.visit_inputs(&mut |s| s.claim());
+    block.connect_all();
+}
+
+#[derive(Debug, Clone)]
+struct PortAtom {
+    port: Port,
+    id: usize,
+    value: u64,
+}
+
+#[derive(Default)]
+struct PortProbe {
+    depth: usize,
+    atoms: Vec<PortAtom>,
+}
+
+fn literal_value(atom: &dyn Atom) -> u64 {
+    let text = format!("{:x}", atom.verilog());
+    let hex = text.split("'h").nth(1).unwrap_or("0");
+    u64::from_str_radix(hex, 16).unwrap_or(0)
+}
+
+impl Probe for PortProbe {
+    fn visit_start_scope(&mut self, _name: &str, _node: &dyn Block) {
+        self.depth += 1;
+    }
+    fn visit_end_scope(&mut self, _name: &str, _node: &dyn Block) {
+        self.depth -= 1;
+    }
+    fn visit_atom(&mut self, name: &str, signal: &dyn Atom) {
+        if self.depth != 1 {
+            return;
+        }
+        let input = match signal.kind() {
+            AtomKind::InputParameter => true,
+            AtomKind::OutputParameter => false,
+            _ => return,
+        };
+        self.atoms.push(PortAtom {
+            port: Port {
+                name: name.to_string(),
+                width: signal.bits(),
+                input,
+            },
+            id: signal.id(),
+            value: literal_value(signal),
+        });
+    }
+}
+
+fn probe<B: Block>(block: &B) -> Vec<PortAtom> {
+    let mut p = PortProbe::default();
+    block.accept("top", &mut p);
+    p.atoms
+}
+
+/// The top-level ports of `block`, in Verilog declaration order.
+pub fn ports<B: Block>(block: &B) -> Vec<Port> {
+    probe(block).into_iter().map(|a| a.port).collect()
+}
+
+/// Splitmix64: a small seeded generator for reproducible stimulus.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+}
+
+/// `cycles` rows of random values for the non-clock inputs of `block`
+/// (in port order). `rst` is held high in cycle 0.
+pub fn random_stimulus<B: HwBlock>(
+    block: &B,
+    clock: &str,
+    cycles: usize,
+    seed: u64,
+) -> Vec<Vec<u64>> {
+    let inputs: Vec<Port> = ports(block)
+        .into_iter()
+        .filter(|p| p.input && p.name != clock)
+        .collect();
+    let mut rng = SplitMix64::new(seed);
+    (0..cycles)
+        .map(|c| {
+            inputs
+                .iter()
+                .map(|p| {
+                    if p.width == 1 {
+                        let bias = block.bias(&p.name).unwrap_or(if p.name == "rst" {
+                            1.0 / 64.0
+                        } else {
+                            0.5
+                        });
+                        let on = if p.name == "rst" && c == 0 {
+                            true
+                        } else {
+                            rng.chance(bias)
+                        };
+                        u64::from(on)
+                    } else {
+                        let v = rng.next_u64();
+                        if p.width >= 64 {
+                            v
+                        } else {
+                            v & ((1u64 << p.width) - 1)
+                        }
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Runs the rust-hdl model of a prepared `block` on `stimulus` (rows of
+/// non-clock input values in port order) with the same cycle protocol as
+/// the Verilator harness: inputs applied with the clock low, outputs
+/// sampled, then a rising clock edge. Returns the outputs of every cycle.
+pub fn run_model<B: HwBlock>(block: &mut B, stimulus: &[Vec<u64>]) -> Vec<Vec<u64>> {
+    let atoms = probe(block);
+    let clock_id = Atom::id(&*block.clock_mut());
+    let input_ids: Vec<usize> = atoms
+        .iter()
+        .filter(|a| a.port.input && a.id != clock_id)
+        .map(|a| a.id)
+        .collect();
+    let mut rows = Vec::with_capacity(stimulus.len());
+    for row in stimulus {
+        block.visit_inputs(&mut |s| {
+            if let Some(k) = input_ids.iter().position(|&id| id == s.signal_id()) {
+                s.poke(row.get(k).copied().unwrap_or(0));
+            }
+        });
+        block.clock_mut().next = Clock::from(false);
+        simulate(block, 1000);
+        rows.push(
+            probe(block)
+                .into_iter()
+                .filter(|a| !a.port.input)
+                .map(|a| a.value)
+                .collect(),
+        );
+        block.clock_mut().next = Clock::from(true);
+        simulate(block, 1000);
+    }
+    rows
+}
+
+/// The first disagreement between the model and the Verilog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    pub cycle: usize,
+    pub signal: String,
+    pub model: u64,
+    pub verilog: u64,
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cycle {}: {} is {:#x} in the rust-hdl model, {:#x} in the Verilog",
+            self.cycle, self.signal, self.model, self.verilog
+        )
+    }
+}
+
+/// Compares two output traces; `None` when they agree everywhere.
+pub fn compare(outputs: &[Port], model: &[Vec<u64>], verilog: &[Vec<u64>]) -> Option<Mismatch> {
+    let names: Vec<&Port> = outputs.iter().filter(|p| !p.input).collect();
+    for (cycle, (m, v)) in model.iter().zip(verilog).enumerate() {
+        for (k, port) in names.iter().enumerate() {
+            let (a, b) = (m.get(k).copied(), v.get(k).copied());
+            if a != b {
+                return Some(Mismatch {
+                    cycle,
+                    signal: port.name.clone(),
+                    model: a.unwrap_or(u64::MAX),
+                    verilog: b.unwrap_or(u64::MAX),
+                });
+            }
+        }
+    }
+    if model.len() != verilog.len() {
+        return Some(Mismatch {
+            cycle: model.len().min(verilog.len()),
+            signal: "(trace length)".into(),
+            model: model.len() as u64,
+            verilog: verilog.len() as u64,
+        });
+    }
+    None
+}
+
+/// Co-simulates a prepared `block` against `verilog` (top module `top`)
+/// for `cycles` cycles of seeded random stimulus. `Ok(None)` when every
+/// output agrees on every cycle.
+pub fn cosimulate<B: HwBlock>(
+    block: &mut B,
+    verilog: &str,
+    top: &str,
+    cycles: usize,
+    seed: u64,
+) -> Result<Option<Mismatch>, ToolError> {
+    let ports = ports(block);
+    let stimulus = random_stimulus(block, "clock", cycles, seed);
+    let sim = Simulator::build(verilog, top, &ports, "clock")?;
+    let from_verilog = sim.run(&stimulus)?;
+    let from_model = run_model(block, &stimulus);
+    Ok(compare(&ports, &from_model, &from_verilog))
+}

@@ -1,0 +1,370 @@
+//! Chien's canonical router blocks (Chien §3, Figure 1) as rust-hdl
+//! `LogicBlock`s whose port and VC counts are chosen at run time and whose
+//! flit width is one of [`FLIT_WIDTHS`](crate::spec::FLIT_WIDTHS).
+//!
+//! Each block has a synchronous active-high reset `rst` and a clock
+//! `clock`. [`BlockKind`] names the blocks, checks their parameters and
+//! emits Verilog whose modules are named after the block and its
+//! parameters (`crossbar_p5_w16`, children `crossbar_p5_w16$held$0`), so
+//! several blocks can share one design without name clashes.
+
+pub mod cosim;
+pub mod crossbar;
+
+pub use cosim::{cosimulate, ports, prepare, run_model, HwBlock};
+pub use crossbar::Crossbar;
+
+use rust_hdl::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::model::Module;
+use crate::spec::FLIT_WIDTHS;
+
+/// `n` fresh signals, for the run-time-sized Vec fields of the blocks.
+pub fn signals<D: Direction, T: Synth>(n: usize) -> Vec<Signal<D, T>> {
+    (0..n).map(|_| Signal::default()).collect()
+}
+
+/// The blocks routergen can emit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    Crossbar,
+}
+
+/// Every block, in the order the CLI lists them.
+pub const BLOCKS: [BlockKind; 1] = [BlockKind::Crossbar];
+
+/// Block parameters; each block reads the ones it uses (see
+/// [`BlockKind::uses`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockParams {
+    /// Ports P (crossbar inputs and outputs, arbiter inputs and outputs).
+    pub ports: usize,
+    /// Virtual channels V per physical channel.
+    pub vcs: usize,
+    /// Routing freedom F (candidate outputs per input).
+    pub freedom: usize,
+    /// Flit width W in bits.
+    pub flit_width: usize,
+    /// Network dimensions n.
+    pub dims: usize,
+    /// Buffer depth D in flits.
+    pub depth: usize,
+}
+
+impl Default for BlockParams {
+    fn default() -> Self {
+        BlockParams {
+            ports: 5,
+            vcs: 2,
+            freedom: 2,
+            flit_width: 16,
+            dims: 2,
+            depth: 4,
+        }
+    }
+}
+
+/// The parameters a block reads, by their CLI names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    Ports,
+    Vcs,
+    Freedom,
+    FlitWidth,
+    Dims,
+    Depth,
+}
+
+impl Param {
+    pub fn flag(self) -> &'static str {
+        match self {
+            Param::Ports => "--ports",
+            Param::Vcs => "--vcs",
+            Param::Freedom => "--freedom",
+            Param::FlitWidth => "--flit-width",
+            Param::Dims => "--dims",
+            Param::Depth => "--depth",
+        }
+    }
+
+    fn letter(self) -> char {
+        match self {
+            Param::Ports => 'p',
+            Param::Vcs => 'v',
+            Param::Freedom => 'f',
+            Param::FlitWidth => 'w',
+            Param::Dims => 'n',
+            Param::Depth => 'd',
+        }
+    }
+
+    fn get(self, p: &BlockParams) -> usize {
+        match self {
+            Param::Ports => p.ports,
+            Param::Vcs => p.vcs,
+            Param::Freedom => p.freedom,
+            Param::FlitWidth => p.flit_width,
+            Param::Dims => p.dims,
+            Param::Depth => p.depth,
+        }
+    }
+
+    /// Allowed range (inclusive).
+    fn range(self) -> (usize, usize) {
+        match self {
+            Param::Ports => (2, 16),
+            Param::Vcs => (1, 8),
+            Param::Freedom => (1, 8),
+            Param::FlitWidth => (8, 64),
+            Param::Dims => (1, 4),
+            Param::Depth => (1, 16),
+        }
+    }
+}
+
+impl BlockKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockKind::Crossbar => "crossbar",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Result<BlockKind> {
+        let key = name.to_ascii_lowercase().replace(['-', '_'], "");
+        BLOCKS
+            .iter()
+            .copied()
+            .find(|b| b.name().replace('_', "") == key)
+            .ok_or_else(|| {
+                let names: Vec<&str> = BLOCKS.iter().map(|b| b.name()).collect();
+                Error::InvalidSpec(format!(
+                    "block '{name}' is not one routergen can emit; the blocks are: {}",
+                    names.join(", ")
+                ))
+            })
+    }
+
+    /// The parameters this block reads, in the order they appear in its name.
+    pub fn uses(self) -> &'static [Param] {
+        match self {
+            BlockKind::Crossbar => &[Param::Ports, Param::FlitWidth],
+        }
+    }
+
+    /// The module of Chien's model this block implements, if any, and the
+    /// parameter Figure 4 scales it by.
+    pub fn chien_module(self) -> Option<(Module, Option<Param>)> {
+        match self {
+            BlockKind::Crossbar => Some((Module::Crossbar, Some(Param::Ports))),
+        }
+    }
+
+    /// Checks `params` for this block: a one-paragraph message naming the
+    /// bad value and what is allowed.
+    pub fn check(self, params: &BlockParams) -> Result<()> {
+        for &p in self.uses() {
+            let v = p.get(params);
+            if p == Param::FlitWidth {
+                if !FLIT_WIDTHS.iter().any(|&w| w as usize == v) {
+                    let allowed: Vec<String> = FLIT_WIDTHS.iter().map(u32::to_string).collect();
+                    return Err(Error::InvalidSpec(format!(
+                        "--flit-width {v} is not supported by the {} block; allowed: {} bits",
+                        self.name(),
+                        allowed.join(", ")
+                    )));
+                }
+                continue;
+            }
+            let (lo, hi) = p.range();
+            if v < lo || v > hi {
+                return Err(Error::InvalidSpec(format!(
+                    "{} {v} is out of range for the {} block: allowed {lo} to {hi}",
+                    p.flag(),
+                    self.name()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The top module name: the block and its parameters, e.g. `crossbar_p5_w16`.
+    pub fn module_name(self, params: &BlockParams) -> String {
+        let mut s = self.name().to_string();
+        for &p in self.uses() {
+            s.push('_');
+            s.push(p.letter());
+            s.push_str(&p.get(params).to_string());
+        }
+        s
+    }
+
+    /// The Verilog of this block with `params`, top module
+    /// [`module_name`](Self::module_name).
+    pub fn verilog(self, params: &BlockParams) -> Result<String> {
+        self.check(params)?;
+        let raw = with_block!(self, params, |b| emit(b));
+        Ok(rename_top(&raw, &self.module_name(params)))
+    }
+
+    /// Co-simulates the rust-hdl model of this block against a Verilator
+    /// build of its emitted Verilog for `cycles` cycles of random stimulus
+    /// from `seed`; `Ok(None)` when every output agrees on every cycle.
+    pub fn cosimulate(
+        self,
+        params: &BlockParams,
+        cycles: usize,
+        seed: u64,
+    ) -> std::result::Result<Option<cosim::Mismatch>, crate::flows::ToolError> {
+        let verilog = self
+            .verilog(params)
+            .map_err(|e| crate::flows::ToolError::new("routergen", e.to_string()))?;
+        let top = self.module_name(params);
+        with_block!(self, params, |b| {
+            let mut b = b;
+            prepare(&mut b);
+            cosimulate(&mut b, &verilog, &top, cycles, seed)
+        })
+    }
+}
+
+/// Builds the typed block for `kind` and `params` (flit width chosen from
+/// the supported set) and evaluates `body` with it bound to the closure's
+/// argument.
+macro_rules! with_block {
+    ($kind:expr, $params:expr, |$b:ident| $body:expr) => {{
+        let params: &BlockParams = $params;
+        match ($kind, params.flit_width) {
+            (BlockKind::Crossbar, 8) => {
+                let $b = Crossbar::<8>::new(params.ports);
+                $body
+            }
+            (BlockKind::Crossbar, 16) => {
+                let $b = Crossbar::<16>::new(params.ports);
+                $body
+            }
+            (BlockKind::Crossbar, 32) => {
+                let $b = Crossbar::<32>::new(params.ports);
+                $body
+            }
+            (BlockKind::Crossbar, _) => {
+                let $b = Crossbar::<64>::new(params.ports);
+                $body
+            }
+        }
+    }};
+}
+use with_block;
+
+/// Verilog of a block, as rust-hdl writes it (top module `top`).
+pub fn emit<B: HwBlock>(mut block: B) -> String {
+    prepare(&mut block);
+    generate_verilog(&block)
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$'
+}
+
+/// Renames rust-hdl's top module `top` to `name` and its children
+/// `top$x` to `name$x` (signal names are left alone), and waives
+/// Verilator's DECLFILENAME for the children, which share the top's file.
+pub fn rename_top(verilog: &str, name: &str) -> String {
+    let renamed = rename_idents(verilog, name);
+    let end = format!("endmodule // {name}\n");
+    match renamed.find(&end) {
+        Some(at) => {
+            let cut = at + end.len();
+            format!(
+                "{}\n// Waiver: the child modules below live in the file of their top \
+                 module so that one block is one file.\n\
+                 /* verilator lint_off DECLFILENAME */\n{}",
+                &renamed[..cut],
+                &renamed[cut..]
+            )
+        }
+        None => renamed,
+    }
+}
+
+fn rename_idents(verilog: &str, name: &str) -> String {
+    let mut out = String::with_capacity(verilog.len() + 64);
+    let chars: Vec<char> = verilog.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let at_word = i == 0 || !is_ident_char(chars[i - 1]);
+        if at_word && chars[i..].starts_with(&['t', 'o', 'p']) {
+            let next = chars.get(i + 3).copied();
+            let line_start = verilog_line_start(&chars, i);
+            let is_module_ref = match next {
+                Some('$') => true,
+                Some('(') | None | Some('\n') | Some(' ') => {
+                    line_start.starts_with("module top")
+                        || line_start.starts_with("endmodule // top")
+                }
+                _ => false,
+            };
+            if is_module_ref {
+                out.push_str(name);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
+/// The trimmed text of the line holding position `i`.
+fn verilog_line_start(chars: &[char], i: usize) -> String {
+    let mut s = i;
+    while s > 0 && chars[s - 1] != '\n' {
+        s -= 1;
+    }
+    let mut e = i;
+    while e < chars.len() && chars[e] != '\n' {
+        e += 1;
+    }
+    chars[s..e].iter().collect::<String>().trim().to_string()
+}
+
+#[cfg(test)]
+pub(crate) mod tool_checks {
+    use super::*;
+    use crate::flows::{icarus, require_tool, verilator, yosys};
+
+    /// Every tool check of the issue on `kind` with each parameter set:
+    /// Verilator -Wall lint clean, iverilog -Wall clean, Yosys synth and
+    /// synth_ice40 succeed with the ports kept, and co-simulation agrees
+    /// for `cycles` cycles.
+    pub fn all_checks(kind: BlockKind, sets: &[BlockParams], cycles: usize) {
+        if !require_tool("verilator") || !require_tool("iverilog") || !require_tool("yosys") {
+            return;
+        }
+        for (n, params) in sets.iter().enumerate() {
+            let top = kind.module_name(params);
+            let v = kind.verilog(params).expect("valid parameters");
+            let lint = verilator::lint(&v, &top).expect("verilator runs");
+            assert!(
+                lint.is_empty(),
+                "{top}: verilator -Wall:\n{}",
+                lint.join("\n")
+            );
+            let iv = icarus::check(&v, &top).expect("iverilog compiles");
+            assert!(iv.is_empty(), "{top}: iverilog -Wall:\n{}", iv.join("\n"));
+            let generic = yosys::synth(&v, &top).expect("yosys synth");
+            assert!(generic.total() > 0, "{top}: yosys synth left no cells");
+            let ice = yosys::synth_ice40(&v, &top).expect("yosys synth_ice40");
+            assert!(ice.total() > 0, "{top}: synth_ice40 left no cells");
+            let seed = 0x5eed_0000 + n as u64;
+            match kind
+                .cosimulate(params, cycles, seed)
+                .expect("co-simulation runs")
+            {
+                None => {}
+                Some(m) => panic!("{top}: co-simulation (seed {seed:#x}) differs: {m}"),
+            }
+        }
+    }
+}
