@@ -45,6 +45,62 @@ pub enum Command {
     /// Chien's cost and speed model: module gates and delays, setup delay,
     /// flow-control cycle and flit rate.
     Model(ModelArgs),
+    /// One router block as Verilog (DIR/NAME.v), and optionally its Yosys
+    /// gate count beside Chien's Figure 4 formula.
+    Block(BlockArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BlockArgs {
+    /// Block name: crossbar, flow-control-unit, routing-arbiter,
+    /// header-selector, vc-controller, address-decoder,
+    /// economical-storage-table, lookahead-mux (those implemented are listed
+    /// by an unknown name).
+    #[arg(value_name = "NAME")]
+    pub name: String,
+
+    /// Ports P [default: 5].
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
+    pub ports: Option<i64>,
+
+    /// Virtual channels V [default: 2].
+    #[arg(long, value_name = "V", allow_negative_numbers = true)]
+    pub vcs: Option<i64>,
+
+    /// Routing freedom F, candidate outputs per input [default: 2].
+    #[arg(long, value_name = "F", allow_negative_numbers = true)]
+    pub freedom: Option<i64>,
+
+    /// Flit width W in bits: 8, 16, 32 or 64 [default: 16].
+    #[arg(long, value_name = "W", allow_negative_numbers = true)]
+    pub flit_width: Option<i64>,
+
+    /// Dimensions n [default: 2].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub dims: Option<i64>,
+
+    /// Buffer depth D in flits [default: 4].
+    #[arg(long, value_name = "D", allow_negative_numbers = true)]
+    pub depth: Option<i64>,
+
+    /// Output directory for NAME.v (created if missing); its top module is
+    /// named after the block and its parameters, e.g. crossbar_p5_w16.
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Synthesize with Yosys to two-input gates and print the count beside
+    /// Chien's Figure 4.
+    #[arg(long)]
+    pub measure: bool,
+
+    /// Measure over a range of P (crossbar), F (arbiter, header selector)
+    /// or V (VC controller) and print the growth exponent.
+    #[arg(long)]
+    pub sweep: bool,
+
+    /// Technology constants for Chien's formula [default: Chien 0.8um].
+    #[arg(long, value_name = "FILE")]
+    pub tech: Option<PathBuf>,
 }
 
 /// The router specification as flags; each overrides the same key of --config.

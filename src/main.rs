@@ -4,7 +4,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use routergen::cli::{Cli, Command, Format, ModelArgs};
+use routergen::blocks::{measure, BlockKind, BlockParams};
+use routergen::cli::{BlockArgs, Cli, Command, Format, ModelArgs};
 use routergen::error::{Error, Result};
 use routergen::model::{self, paper, ModelInput, Technology};
 use routergen::output;
@@ -14,6 +15,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Some(Command::Model(args)) => run_model(args),
+        Some(Command::Block(args)) => run_block(args),
         None => run_generate(&cli),
     };
     match result {
@@ -99,6 +101,71 @@ fn run_model(args: &ModelArgs) -> Result<()> {
             "{}",
             serde_json::to_string_pretty(&report).expect("reports serialize")
         ),
+    }
+    Ok(())
+}
+
+/// A block parameter from the command line: positive and small, or a
+/// message naming the flag.
+fn block_param(flag: &str, value: Option<i64>, default: usize) -> Result<usize> {
+    match value {
+        None => Ok(default),
+        Some(v) if (1..=1024).contains(&v) => Ok(v as usize),
+        Some(v) => Err(Error::InvalidSpec(format!(
+            "{flag} {v} is not a valid block parameter: it must be a positive count \
+             (each block narrows the range further)"
+        ))),
+    }
+}
+
+fn run_block(args: &BlockArgs) -> Result<()> {
+    let kind = BlockKind::from_name(&args.name)?;
+    let d = BlockParams::default();
+    let params = BlockParams {
+        ports: block_param("--ports", args.ports, d.ports)?,
+        vcs: block_param("--vcs", args.vcs, d.vcs)?,
+        freedom: block_param("--freedom", args.freedom, d.freedom)?,
+        flit_width: block_param("--flit-width", args.flit_width, d.flit_width)?,
+        dims: block_param("--dims", args.dims, d.dims)?,
+        depth: block_param("--depth", args.depth, d.depth)?,
+    };
+    kind.check(&params)?;
+    if args.out.is_none() && !args.measure && !args.sweep {
+        return Err(Error::InvalidSpec(format!(
+            "routergen block {} needs something to do: -o DIR to write DIR/{}.v, \
+             --measure for its gate count, or --sweep for the growth of that count",
+            kind.name(),
+            kind.module_name(&params)
+        )));
+    }
+    if let Some(dir) = &args.out {
+        let verilog = kind.verilog(&params)?;
+        let out_err = |e: std::io::Error| Error::Output {
+            path: dir.clone(),
+            message: e.to_string(),
+        };
+        std::fs::create_dir_all(dir).map_err(out_err)?;
+        let file = dir.join(format!("{}.v", kind.name()));
+        std::fs::write(&file, verilog).map_err(|e| Error::Output {
+            path: file.clone(),
+            message: e.to_string(),
+        })?;
+        println!("wrote {}", file.display());
+    }
+    if args.measure || args.sweep {
+        if routergen::flows::find_tool("yosys").is_none() {
+            return Err(Error::Output {
+                path: "yosys".into(),
+                message: "yosys is not on PATH (Debian package yosys); --measure needs it".into(),
+            });
+        }
+        let tech = load_tech(args.tech.as_deref())?;
+        let rows = if args.sweep {
+            measure::sweep(kind, &params, &kind.sweep_values(), &tech)?
+        } else {
+            vec![measure::measure(kind, &params, &tech)?]
+        };
+        print!("{}", measure::table(&rows));
     }
     Ok(())
 }

@@ -273,20 +273,126 @@ pub fn compare(outputs: &[Port], model: &[Vec<u64>], verilog: &[Vec<u64>]) -> Op
     None
 }
 
-/// Co-simulates a prepared `block` against `verilog` (top module `top`)
-/// for `cycles` cycles of seeded random stimulus. `Ok(None)` when every
-/// output agrees on every cycle.
-pub fn cosimulate<B: HwBlock>(
-    block: &mut B,
-    verilog: &str,
-    top: &str,
-    cycles: usize,
-    seed: u64,
-) -> Result<Option<Mismatch>, ToolError> {
-    let ports = ports(block);
-    let stimulus = random_stimulus(block, "clock", cycles, seed);
-    let sim = Simulator::build(verilog, top, &ports, "clock")?;
-    let from_verilog = sim.run(&stimulus)?;
-    let from_model = run_model(block, &stimulus);
-    Ok(compare(&ports, &from_model, &from_verilog))
+/// One design under co-simulation: its Verilog, the stimulus and what
+/// the rust-hdl model produced from it.
+#[derive(Debug, Clone)]
+pub struct Variant {
+    pub top: String,
+    pub verilog: String,
+    pub ports: Vec<Port>,
+    pub stimulus: Vec<Vec<u64>>,
+    pub model: Vec<Vec<u64>>,
+}
+
+impl Variant {
+    /// Runs the prepared `block` on `cycles` cycles of random stimulus from
+    /// `seed`; `verilog` (top module `top`) is to be compared with it.
+    pub fn new<B: HwBlock>(
+        block: &mut B,
+        verilog: &str,
+        top: &str,
+        cycles: usize,
+        seed: u64,
+    ) -> Variant {
+        let ports = ports(block);
+        let stimulus = random_stimulus(block, "clock", cycles, seed);
+        let model = run_model(block, &stimulus);
+        Variant {
+            top: top.to_string(),
+            verilog: verilog.to_string(),
+            ports,
+            stimulus,
+            model,
+        }
+    }
+}
+
+/// A wrapper module `cosim_top` that instantiates every variant (whose
+/// module names must differ) with ports prefixed `s<k>_`, sharing the clock.
+pub fn wrapper(variants: &[Variant]) -> (String, Vec<Port>) {
+    let mut ports = vec![Port {
+        name: "clock".into(),
+        width: 1,
+        input: true,
+    }];
+    let mut body = String::new();
+    for (k, v) in variants.iter().enumerate() {
+        let mut conns = Vec::new();
+        for p in &v.ports {
+            if p.name == "clock" {
+                conns.push(".clock(clock)".to_string());
+                continue;
+            }
+            let outer = format!("s{k}_{}", p.name);
+            conns.push(format!(".{}({outer})", p.name));
+            ports.push(Port {
+                name: outer,
+                width: p.width,
+                input: p.input,
+            });
+        }
+        body.push_str(&format!(
+            "    {} s{k}(\n        {}\n    );\n",
+            v.top,
+            conns.join(",\n        ")
+        ));
+    }
+    let names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+    let mut text = format!("module cosim_top({});\n", names.join(","));
+    for p in &ports {
+        let dir = if p.input { "input wire" } else { "output wire" };
+        let range = if p.width > 1 {
+            format!(" [{}:0]", p.width - 1)
+        } else {
+            String::new()
+        };
+        text.push_str(&format!("    {dir}{range} {};\n", p.name));
+    }
+    text.push_str(&body);
+    text.push_str("endmodule\n");
+    (text, ports)
+}
+
+/// Builds all `variants` into one Verilator model (one build, however many
+/// parameter sets) and compares every output of every variant on every
+/// cycle. `Ok(None)` when all agree, else the variant's top module and
+/// its first mismatch.
+pub fn cosimulate_all(variants: &[Variant]) -> Result<Option<(String, Mismatch)>, ToolError> {
+    let (wrap, ports) = wrapper(variants);
+    let mut design: String = variants
+        .iter()
+        .map(|v| v.verilog.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    design.push('\n');
+    design.push_str(&wrap);
+    let cycles = variants.iter().map(|v| v.stimulus.len()).max().unwrap_or(0);
+    let stimulus: Vec<Vec<u64>> = (0..cycles)
+        .map(|c| {
+            variants
+                .iter()
+                .flat_map(|v| v.stimulus.get(c).cloned().unwrap_or_default())
+                .collect()
+        })
+        .collect();
+    let sim = Simulator::build(&design, "cosim_top", &ports, "clock")?;
+    let out = sim.run(&stimulus)?;
+    let mut offset = 0;
+    for v in variants {
+        let n = v.ports.iter().filter(|p| !p.input).count();
+        let mine: Vec<Vec<u64>> = out
+            .iter()
+            .take(v.stimulus.len())
+            .map(|row| {
+                row.get(offset..offset + n)
+                    .map(<[u64]>::to_vec)
+                    .unwrap_or_default()
+            })
+            .collect();
+        if let Some(m) = compare(&v.ports, &v.model, &mine) {
+            return Ok(Some((v.top.clone(), m)));
+        }
+        offset += n;
+    }
+    Ok(None)
 }

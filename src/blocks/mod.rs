@@ -10,8 +10,9 @@
 
 pub mod cosim;
 pub mod crossbar;
+pub mod measure;
 
-pub use cosim::{cosimulate, ports, prepare, run_model, HwBlock};
+pub use cosim::{cosimulate_all, ports, prepare, run_model, HwBlock, Variant};
 pub use crossbar::Crossbar;
 
 use rust_hdl::prelude::*;
@@ -99,7 +100,30 @@ impl Param {
         }
     }
 
-    fn get(self, p: &BlockParams) -> usize {
+    /// The letter Chien uses (P, F, V), or the flag's name.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Param::Ports => "P",
+            Param::Vcs => "V",
+            Param::Freedom => "F",
+            Param::FlitWidth => "W",
+            Param::Dims => "n",
+            Param::Depth => "D",
+        }
+    }
+
+    pub fn set(self, p: &mut BlockParams, v: usize) {
+        match self {
+            Param::Ports => p.ports = v,
+            Param::Vcs => p.vcs = v,
+            Param::Freedom => p.freedom = v,
+            Param::FlitWidth => p.flit_width = v,
+            Param::Dims => p.dims = v,
+            Param::Depth => p.depth = v,
+        }
+    }
+
+    pub fn get(self, p: &BlockParams) -> usize {
         match self {
             Param::Ports => p.ports,
             Param::Vcs => p.vcs,
@@ -160,6 +184,25 @@ impl BlockKind {
         }
     }
 
+    /// The parameter `--sweep` varies: the one Chien's Figure 4 scales the
+    /// module by, else the block's main size parameter.
+    pub fn sweep_param(self) -> Option<Param> {
+        match self.chien_module() {
+            Some((_, Some(p))) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The values `--sweep` measures.
+    pub fn sweep_values(self) -> Vec<usize> {
+        match self.sweep_param() {
+            Some(Param::Ports) => vec![2, 3, 4, 5, 6, 8, 12, 16],
+            Some(Param::Freedom) => vec![1, 2, 3, 4, 6, 8],
+            Some(Param::Vcs) => vec![1, 2, 3, 4, 6, 8],
+            _ => Vec::new(),
+        }
+    }
+
     /// Checks `params` for this block: a one-paragraph message naming the
     /// bad value and what is allowed.
     pub fn check(self, params: &BlockParams) -> Result<()> {
@@ -207,24 +250,22 @@ impl BlockKind {
         Ok(rename_top(&raw, &self.module_name(params)))
     }
 
-    /// Co-simulates the rust-hdl model of this block against a Verilator
-    /// build of its emitted Verilog for `cycles` cycles of random stimulus
-    /// from `seed`; `Ok(None)` when every output agrees on every cycle.
-    pub fn cosimulate(
+    /// The rust-hdl model of this block run on `cycles` cycles of random
+    /// stimulus from `seed`, with the emitted Verilog to compare it with
+    /// (see [`cosim::cosimulate_all`]).
+    pub fn cosim_variant(
         self,
         params: &BlockParams,
         cycles: usize,
         seed: u64,
-    ) -> std::result::Result<Option<cosim::Mismatch>, crate::flows::ToolError> {
-        let verilog = self
-            .verilog(params)
-            .map_err(|e| crate::flows::ToolError::new("routergen", e.to_string()))?;
+    ) -> Result<cosim::Variant> {
+        let verilog = self.verilog(params)?;
         let top = self.module_name(params);
-        with_block!(self, params, |b| {
+        Ok(with_block!(self, params, |b| {
             let mut b = b;
             prepare(&mut b);
-            cosimulate(&mut b, &verilog, &top, cycles, seed)
-        })
+            cosim::Variant::new(&mut b, &verilog, &top, cycles, seed)
+        }))
     }
 }
 
@@ -268,23 +309,15 @@ fn is_ident_char(c: char) -> bool {
 
 /// Renames rust-hdl's top module `top` to `name` and its children
 /// `top$x` to `name$x` (signal names are left alone), and waives
-/// Verilator's DECLFILENAME for the children, which share the top's file.
+/// Verilator's DECLFILENAME, with the reason written beside it.
 pub fn rename_top(verilog: &str, name: &str) -> String {
-    let renamed = rename_idents(verilog, name);
-    let end = format!("endmodule // {name}\n");
-    match renamed.find(&end) {
-        Some(at) => {
-            let cut = at + end.len();
-            format!(
-                "{}\n// Waiver: the child modules below live in the file of their top \
-                 module so that one block is one file.\n\
-                 /* verilator lint_off DECLFILENAME */\n{}",
-                &renamed[..cut],
-                &renamed[cut..]
-            )
-        }
-        None => renamed,
-    }
+    format!(
+        "// Waiver: `routergen block` writes this file as DIR/<block>.v while the \
+         modules are named after the block and its parameters, and the child \
+         modules share the file so that one block is one file.\n\
+         /* verilator lint_off DECLFILENAME */\n{}",
+        rename_idents(verilog, name)
+    )
 }
 
 fn rename_idents(verilog: &str, name: &str) -> String {
@@ -337,11 +370,19 @@ pub(crate) mod tool_checks {
     /// Every tool check of the issue on `kind` with each parameter set:
     /// Verilator -Wall lint clean, iverilog -Wall clean, Yosys synth and
     /// synth_ice40 succeed with the ports kept, and co-simulation agrees
-    /// for `cycles` cycles.
-    pub fn all_checks(kind: BlockKind, sets: &[BlockParams], cycles: usize) {
+    /// for `cycles` cycles. `mutation` (text to replace, replacement) makes a
+    /// faulty copy of the first set's Verilog, which the same co-simulation
+    /// must catch: the comparison is shown able to fail.
+    pub fn all_checks(
+        kind: BlockKind,
+        sets: &[BlockParams],
+        cycles: usize,
+        mutation: (&str, &str),
+    ) {
         if !require_tool("verilator") || !require_tool("iverilog") || !require_tool("yosys") {
             return;
         }
+        let mut variants = Vec::new();
         for (n, params) in sets.iter().enumerate() {
             let top = kind.module_name(params);
             let v = kind.verilog(params).expect("valid parameters");
@@ -358,13 +399,26 @@ pub(crate) mod tool_checks {
             let ice = yosys::synth_ice40(&v, &top).expect("yosys synth_ice40");
             assert!(ice.total() > 0, "{top}: synth_ice40 left no cells");
             let seed = 0x5eed_0000 + n as u64;
-            match kind
-                .cosimulate(params, cycles, seed)
-                .expect("co-simulation runs")
-            {
-                None => {}
-                Some(m) => panic!("{top}: co-simulation (seed {seed:#x}) differs: {m}"),
-            }
+            variants.push(
+                kind.cosim_variant(params, cycles, seed)
+                    .expect("model runs"),
+            );
+        }
+        let mut mutant = variants[0].clone();
+        let faulty = mutant.verilog.replacen(mutation.0, mutation.1, 1);
+        assert_ne!(
+            faulty, mutant.verilog,
+            "the mutation must change the Verilog"
+        );
+        let name = format!("{}_mutant", mutant.top);
+        mutant.verilog = faulty.replace(&mutant.top, &name);
+        mutant.top = name.clone();
+        variants.push(mutant);
+        // One Verilator build for all parameter sets and the mutant.
+        match cosimulate_all(&variants).expect("co-simulation runs") {
+            Some((top, _)) if top == name => {}
+            Some((top, m)) => panic!("{top}: co-simulation differs from the rust-hdl model: {m}"),
+            None => panic!("co-simulation missed the mutant {name}"),
         }
     }
 }
