@@ -83,6 +83,10 @@ pub struct BlockArgs {
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub depth: Option<i64>,
 
+    /// Flow control of the flow-control unit: credit or on-off [default: credit].
+    #[arg(long, value_name = "KIND")]
+    pub flow_control: Option<FlowControl>,
+
     /// Output directory for NAME.v (created if missing); its top module is
     /// named after the block and its parameters, e.g. crossbar_p5_w16.
     #[arg(short = 'o', long = "out", value_name = "DIR")]

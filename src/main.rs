@@ -9,7 +9,7 @@ use routergen::cli::{BlockArgs, Cli, Command, Format, ModelArgs};
 use routergen::error::{Error, Result};
 use routergen::model::{self, paper, ModelInput, Technology};
 use routergen::output;
-use routergen::spec::{SpecInput, Topology};
+use routergen::spec::{FlowControl, SpecInput, Topology};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -128,6 +128,7 @@ fn run_block(args: &BlockArgs) -> Result<()> {
         flit_width: block_param("--flit-width", args.flit_width, d.flit_width)?,
         dims: block_param("--dims", args.dims, d.dims)?,
         depth: block_param("--depth", args.depth, d.depth)?,
+        on_off: args.flow_control == Some(FlowControl::OnOff),
     };
     kind.check(&params)?;
     if args.out.is_none() && !args.measure && !args.sweep {

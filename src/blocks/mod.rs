@@ -10,10 +10,12 @@
 
 pub mod cosim;
 pub mod crossbar;
+pub mod flow_control;
 pub mod measure;
 
 pub use cosim::{cosimulate_all, ports, prepare, run_model, HwBlock, Variant};
 pub use crossbar::Crossbar;
+pub use flow_control::FlowControlUnit;
 
 use rust_hdl::prelude::*;
 
@@ -30,10 +32,11 @@ pub fn signals<D: Direction, T: Synth>(n: usize) -> Vec<Signal<D, T>> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockKind {
     Crossbar,
+    FlowControlUnit,
 }
 
 /// Every block, in the order the CLI lists them.
-pub const BLOCKS: [BlockKind; 1] = [BlockKind::Crossbar];
+pub const BLOCKS: [BlockKind; 2] = [BlockKind::Crossbar, BlockKind::FlowControlUnit];
 
 /// Block parameters; each block reads the ones it uses (see
 /// [`BlockKind::uses`]).
@@ -51,6 +54,8 @@ pub struct BlockParams {
     pub dims: usize,
     /// Buffer depth D in flits.
     pub depth: usize,
+    /// On/off flow control instead of credits.
+    pub on_off: bool,
 }
 
 impl Default for BlockParams {
@@ -62,6 +67,7 @@ impl Default for BlockParams {
             flit_width: 16,
             dims: 2,
             depth: 4,
+            on_off: false,
         }
     }
 }
@@ -151,6 +157,7 @@ impl BlockKind {
     pub fn name(self) -> &'static str {
         match self {
             BlockKind::Crossbar => "crossbar",
+            BlockKind::FlowControlUnit => "flow_control_unit",
         }
     }
 
@@ -173,6 +180,7 @@ impl BlockKind {
     pub fn uses(self) -> &'static [Param] {
         match self {
             BlockKind::Crossbar => &[Param::Ports, Param::FlitWidth],
+            BlockKind::FlowControlUnit => &[Param::FlitWidth, Param::Depth],
         }
     }
 
@@ -181,6 +189,7 @@ impl BlockKind {
     pub fn chien_module(self) -> Option<(Module, Option<Param>)> {
         match self {
             BlockKind::Crossbar => Some((Module::Crossbar, Some(Param::Ports))),
+            BlockKind::FlowControlUnit => Some((Module::FlowControlUnit, None)),
         }
     }
 
@@ -239,6 +248,9 @@ impl BlockKind {
             s.push(p.letter());
             s.push_str(&p.get(params).to_string());
         }
+        if self == BlockKind::FlowControlUnit && params.on_off {
+            s.push_str("_onoff");
+        }
         s
     }
 
@@ -290,6 +302,22 @@ macro_rules! with_block {
             }
             (BlockKind::Crossbar, _) => {
                 let $b = Crossbar::<64>::new(params.ports);
+                $body
+            }
+            (BlockKind::FlowControlUnit, 8) => {
+                let $b = FlowControlUnit::<8>::new(params.depth, params.on_off);
+                $body
+            }
+            (BlockKind::FlowControlUnit, 16) => {
+                let $b = FlowControlUnit::<16>::new(params.depth, params.on_off);
+                $body
+            }
+            (BlockKind::FlowControlUnit, 32) => {
+                let $b = FlowControlUnit::<32>::new(params.depth, params.on_off);
+                $body
+            }
+            (BlockKind::FlowControlUnit, _) => {
+                let $b = FlowControlUnit::<64>::new(params.depth, params.on_off);
                 $body
             }
         }
