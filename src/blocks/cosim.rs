@@ -60,6 +60,11 @@ pub trait HwBlock: Block {
     fn bias(&self, _name: &str) -> Option<f64> {
         None
     }
+    /// Random values of the multi-bit input `name` are taken modulo this
+    /// limit (e.g. port numbers below P); `None` for the full range.
+    fn value_limit(&self, _name: &str) -> Option<u64> {
+        None
+    }
 }
 
 /// Marks every top-level input driven and connects the block, ready for
@@ -181,7 +186,9 @@ pub fn random_stimulus<B: HwBlock>(
                         u64::from(on)
                     } else {
                         let v = rng.next_u64();
-                        if p.width >= 64 {
+                        if let Some(limit) = block.value_limit(&p.name).filter(|&l| l > 0) {
+                            v % limit
+                        } else if p.width >= 64 {
                             v
                         } else {
                             v & ((1u64 << p.width) - 1)

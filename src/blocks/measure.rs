@@ -68,6 +68,10 @@ pub fn sweep(
         .map(|&v| {
             let mut q = *params;
             p.set(&mut q, v);
+            // F candidates need at least F outputs.
+            if p == Param::Freedom {
+                q.ports = q.ports.max(v);
+            }
             measure(kind, &q, tech)
         })
         .collect()

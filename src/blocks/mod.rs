@@ -8,11 +8,13 @@
 //! parameters (`crossbar_p5_w16`, children `crossbar_p5_w16$held$0`), so
 //! several blocks can share one design without name clashes.
 
+pub mod arbiter;
 pub mod cosim;
 pub mod crossbar;
 pub mod flow_control;
 pub mod measure;
 
+pub use arbiter::RoutingArbiter;
 pub use cosim::{cosimulate_all, ports, prepare, run_model, HwBlock, Variant};
 pub use crossbar::Crossbar;
 pub use flow_control::FlowControlUnit;
@@ -21,7 +23,7 @@ use rust_hdl::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::model::Module;
-use crate::spec::FLIT_WIDTHS;
+use crate::spec::{PathSelection, FLIT_WIDTHS};
 
 /// `n` fresh signals, for the run-time-sized Vec fields of the blocks.
 pub fn signals<D: Direction, T: Synth>(n: usize) -> Vec<Signal<D, T>> {
@@ -33,10 +35,15 @@ pub fn signals<D: Direction, T: Synth>(n: usize) -> Vec<Signal<D, T>> {
 pub enum BlockKind {
     Crossbar,
     FlowControlUnit,
+    RoutingArbiter,
 }
 
 /// Every block, in the order the CLI lists them.
-pub const BLOCKS: [BlockKind; 2] = [BlockKind::Crossbar, BlockKind::FlowControlUnit];
+pub const BLOCKS: [BlockKind; 3] = [
+    BlockKind::Crossbar,
+    BlockKind::FlowControlUnit,
+    BlockKind::RoutingArbiter,
+];
 
 /// Block parameters; each block reads the ones it uses (see
 /// [`BlockKind::uses`]).
@@ -56,6 +63,8 @@ pub struct BlockParams {
     pub depth: usize,
     /// On/off flow control instead of credits.
     pub on_off: bool,
+    /// Path-selection heuristic of the routing arbiter (LAPSES §4.1).
+    pub selection: PathSelection,
 }
 
 impl Default for BlockParams {
@@ -68,6 +77,7 @@ impl Default for BlockParams {
             dims: 2,
             depth: 4,
             on_off: false,
+            selection: PathSelection::StaticXy,
         }
     }
 }
@@ -158,6 +168,7 @@ impl BlockKind {
         match self {
             BlockKind::Crossbar => "crossbar",
             BlockKind::FlowControlUnit => "flow_control_unit",
+            BlockKind::RoutingArbiter => "routing_arbiter",
         }
     }
 
@@ -181,6 +192,7 @@ impl BlockKind {
         match self {
             BlockKind::Crossbar => &[Param::Ports, Param::FlitWidth],
             BlockKind::FlowControlUnit => &[Param::FlitWidth, Param::Depth],
+            BlockKind::RoutingArbiter => &[Param::Ports, Param::Freedom],
         }
     }
 
@@ -190,6 +202,7 @@ impl BlockKind {
         match self {
             BlockKind::Crossbar => Some((Module::Crossbar, Some(Param::Ports))),
             BlockKind::FlowControlUnit => Some((Module::FlowControlUnit, None)),
+            BlockKind::RoutingArbiter => Some((Module::RoutingArbiter, Some(Param::Freedom))),
         }
     }
 
@@ -237,6 +250,13 @@ impl BlockKind {
                 )));
             }
         }
+        if self == BlockKind::RoutingArbiter && params.freedom > params.ports {
+            return Err(Error::InvalidSpec(format!(
+                "--freedom {} is larger than --ports {}: an input cannot have more \
+                 candidate outputs than there are outputs",
+                params.freedom, params.ports
+            )));
+        }
         Ok(())
     }
 
@@ -250,6 +270,10 @@ impl BlockKind {
         }
         if self == BlockKind::FlowControlUnit && params.on_off {
             s.push_str("_onoff");
+        }
+        if self == BlockKind::RoutingArbiter {
+            s.push('_');
+            s.push_str(&params.selection.to_string().replace('-', ""));
         }
         s
     }
@@ -314,6 +338,10 @@ macro_rules! with_block {
             }
             (BlockKind::FlowControlUnit, 32) => {
                 let $b = FlowControlUnit::<32>::new(params.depth, params.on_off);
+                $body
+            }
+            (BlockKind::RoutingArbiter, _) => {
+                let $b = RoutingArbiter::new(params.ports, params.freedom, params.selection);
                 $body
             }
             (BlockKind::FlowControlUnit, _) => {
@@ -411,8 +439,10 @@ pub(crate) mod tool_checks {
             return;
         }
         let mut variants = Vec::new();
+        let t0 = std::time::Instant::now();
         for (n, params) in sets.iter().enumerate() {
             let top = kind.module_name(params);
+            eprintln!("{top}: start {:?}", t0.elapsed());
             let v = kind.verilog(params).expect("valid parameters");
             let lint = verilator::lint(&v, &top).expect("verilator runs");
             assert!(
@@ -422,10 +452,15 @@ pub(crate) mod tool_checks {
             );
             let iv = icarus::check(&v, &top).expect("iverilog compiles");
             assert!(iv.is_empty(), "{top}: iverilog -Wall:\n{}", iv.join("\n"));
-            let generic = yosys::synth(&v, &top).expect("yosys synth");
-            assert!(generic.total() > 0, "{top}: yosys synth left no cells");
-            let ice = yosys::synth_ice40(&v, &top).expect("yosys synth_ice40");
-            assert!(ice.total() > 0, "{top}: synth_ice40 left no cells");
+            eprintln!("{top}: lint+iverilog {:?}", t0.elapsed());
+            // Yosys is the slow part: synthesize the first parameter set.
+            if n == 0 {
+                let generic = yosys::synth(&v, &top).expect("yosys synth");
+                assert!(generic.total() > 0, "{top}: yosys synth left no cells");
+                let ice = yosys::synth_ice40(&v, &top).expect("yosys synth_ice40");
+                assert!(ice.total() > 0, "{top}: synth_ice40 left no cells");
+            }
+            eprintln!("{top}: yosys {:?}", t0.elapsed());
             let seed = 0x5eed_0000 + n as u64;
             variants.push(
                 kind.cosim_variant(params, cycles, seed)
@@ -442,11 +477,14 @@ pub(crate) mod tool_checks {
         mutant.verilog = faulty.replace(&mutant.top, &name);
         mutant.top = name.clone();
         variants.push(mutant);
+        eprintln!("models {:?}", t0.elapsed());
+        let t1 = std::time::Instant::now();
         // One Verilator build for all parameter sets and the mutant.
         match cosimulate_all(&variants).expect("co-simulation runs") {
             Some((top, _)) if top == name => {}
             Some((top, m)) => panic!("{top}: co-simulation differs from the rust-hdl model: {m}"),
             None => panic!("co-simulation missed the mutant {name}"),
         }
+        eprintln!("verilator co-simulation {:?}", t1.elapsed());
     }
 }

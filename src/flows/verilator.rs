@@ -110,7 +110,6 @@ impl Simulator {
                 "--cc",
                 "--exe",
                 "--build",
-                "-O1",
                 "-Wno-fatal",
                 "-Wno-lint",
                 "-Wno-style",
@@ -118,8 +117,10 @@ impl Simulator {
                 top,
                 "-o",
                 "sim",
+                // Small designs, a few thousand cycles: compile time
+                // dominates, so no C++ optimization.
                 "-CFLAGS",
-                "-O1",
+                "-O0",
                 "design.v",
                 "harness.cpp",
             ],
