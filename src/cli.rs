@@ -83,6 +83,11 @@ pub struct BlockArgs {
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub depth: Option<i64>,
 
+    /// Path-selection heuristic of the routing arbiter: static-xy, lru, lfu,
+    /// max-credit or min-mux [default: static-xy].
+    #[arg(long, value_name = "NAME")]
+    pub path_selection: Option<PathSelection>,
+
     /// Flow control of the flow-control unit: credit or on-off [default: credit].
     #[arg(long, value_name = "KIND")]
     pub flow_control: Option<FlowControl>,

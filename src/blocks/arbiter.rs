@@ -276,8 +276,8 @@ impl Logic for RoutingArbiter {
 }
 
 impl HwBlock for RoutingArbiter {
-    fn clock_mut(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
+    fn clock_mut(&mut self) -> Option<&mut Signal<In, Clock>> {
+        Some(&mut self.clock)
     }
     fn visit_inputs(&mut self, f: &mut dyn FnMut(&mut dyn InputSignal)) {
         f(&mut self.rst);
@@ -361,8 +361,8 @@ mod tests {
                 }
             }
             let saturate = (0..p).any(|o| taken[o] && self.uses[o] == 255);
-            for o in 0..p {
-                if taken[o] {
+            for (o, &t) in taken.iter().enumerate() {
+                if t {
                     self.age[o] = 0;
                     self.uses[o] = (self.uses[o] + 1) & 255;
                 } else if self.age[o] != 255 {

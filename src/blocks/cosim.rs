@@ -52,7 +52,8 @@ pub fn each<S: InputSignal>(v: &mut [S], f: &mut dyn FnMut(&mut dyn InputSignal)
 
 /// What the harness needs from a block: its clock and its other inputs.
 pub trait HwBlock: Block {
-    fn clock_mut(&mut self) -> &mut Signal<In, Clock>;
+    /// The clock, for blocks with state; `None` for combinational blocks.
+    fn clock_mut(&mut self) -> Option<&mut Signal<In, Clock>>;
     /// Every top-level input except the clock (any order).
     fn visit_inputs(&mut self, f: &mut dyn FnMut(&mut dyn InputSignal));
     /// Probability that a one-bit input named `name` is 1 in random
@@ -70,7 +71,9 @@ pub trait HwBlock: Block {
 /// Marks every top-level input driven and connects the block, ready for
 /// simulation or Verilog generation.
 pub fn prepare<B: HwBlock>(block: &mut B) {
-    block.clock_mut().connect();
+    if let Some(c) = block.clock_mut() {
+        c.connect();
+    }
     block.visit_inputs(&mut |s| s.claim());
     block.connect_all();
 }
@@ -206,10 +209,10 @@ pub fn random_stimulus<B: HwBlock>(
 /// sampled, then a rising clock edge. Returns the outputs of every cycle.
 pub fn run_model<B: HwBlock>(block: &mut B, stimulus: &[Vec<u64>]) -> Vec<Vec<u64>> {
     let atoms = probe(block);
-    let clock_id = Atom::id(&*block.clock_mut());
+    let clock_id = block.clock_mut().map(|c| Atom::id(&*c));
     let input_ids: Vec<usize> = atoms
         .iter()
-        .filter(|a| a.port.input && a.id != clock_id)
+        .filter(|a| a.port.input && Some(a.id) != clock_id)
         .map(|a| a.id)
         .collect();
     let mut rows = Vec::with_capacity(stimulus.len());
@@ -219,7 +222,9 @@ pub fn run_model<B: HwBlock>(block: &mut B, stimulus: &[Vec<u64>]) -> Vec<Vec<u6
                 s.poke(row.get(k).copied().unwrap_or(0));
             }
         });
-        block.clock_mut().next = Clock::from(false);
+        if let Some(c) = block.clock_mut() {
+            c.next = Clock::from(false);
+        }
         simulate(block, 1000);
         rows.push(
             probe(block)
@@ -228,8 +233,10 @@ pub fn run_model<B: HwBlock>(block: &mut B, stimulus: &[Vec<u64>]) -> Vec<Vec<u6
                 .map(|a| a.value)
                 .collect(),
         );
-        block.clock_mut().next = Clock::from(true);
-        simulate(block, 1000);
+        if let Some(c) = block.clock_mut() {
+            c.next = Clock::from(true);
+            simulate(block, 1000);
+        }
     }
     rows
 }

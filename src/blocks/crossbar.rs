@@ -145,8 +145,8 @@ impl<const W: usize> Logic for Crossbar<W> {
 }
 
 impl<const W: usize> super::HwBlock for Crossbar<W> {
-    fn clock_mut(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
+    fn clock_mut(&mut self) -> Option<&mut Signal<In, Clock>> {
+        Some(&mut self.clock)
     }
     fn visit_inputs(&mut self, f: &mut dyn FnMut(&mut dyn super::cosim::InputSignal)) {
         use super::cosim::each;

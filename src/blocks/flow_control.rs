@@ -221,8 +221,8 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
 }
 
 impl<const W: usize> HwBlock for FlowControlUnit<W> {
-    fn clock_mut(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
+    fn clock_mut(&mut self) -> Option<&mut Signal<In, Clock>> {
+        Some(&mut self.clock)
     }
     fn visit_inputs(&mut self, f: &mut dyn FnMut(&mut dyn InputSignal)) {
         f(&mut self.rst);

@@ -12,12 +12,14 @@ pub mod arbiter;
 pub mod cosim;
 pub mod crossbar;
 pub mod flow_control;
+pub mod header_selector;
 pub mod measure;
 
 pub use arbiter::RoutingArbiter;
 pub use cosim::{cosimulate_all, ports, prepare, run_model, HwBlock, Variant};
 pub use crossbar::Crossbar;
 pub use flow_control::FlowControlUnit;
+pub use header_selector::HeaderSelector;
 
 use rust_hdl::prelude::*;
 
@@ -36,13 +38,15 @@ pub enum BlockKind {
     Crossbar,
     FlowControlUnit,
     RoutingArbiter,
+    HeaderSelector,
 }
 
 /// Every block, in the order the CLI lists them.
-pub const BLOCKS: [BlockKind; 3] = [
+pub const BLOCKS: [BlockKind; 4] = [
     BlockKind::Crossbar,
     BlockKind::FlowControlUnit,
     BlockKind::RoutingArbiter,
+    BlockKind::HeaderSelector,
 ];
 
 /// Block parameters; each block reads the ones it uses (see
@@ -169,6 +173,7 @@ impl BlockKind {
             BlockKind::Crossbar => "crossbar",
             BlockKind::FlowControlUnit => "flow_control_unit",
             BlockKind::RoutingArbiter => "routing_arbiter",
+            BlockKind::HeaderSelector => "header_selector",
         }
     }
 
@@ -193,6 +198,7 @@ impl BlockKind {
             BlockKind::Crossbar => &[Param::Ports, Param::FlitWidth],
             BlockKind::FlowControlUnit => &[Param::FlitWidth, Param::Depth],
             BlockKind::RoutingArbiter => &[Param::Ports, Param::Freedom],
+            BlockKind::HeaderSelector => &[Param::Freedom, Param::FlitWidth],
         }
     }
 
@@ -203,6 +209,7 @@ impl BlockKind {
             BlockKind::Crossbar => Some((Module::Crossbar, Some(Param::Ports))),
             BlockKind::FlowControlUnit => Some((Module::FlowControlUnit, None)),
             BlockKind::RoutingArbiter => Some((Module::RoutingArbiter, Some(Param::Freedom))),
+            BlockKind::HeaderSelector => Some((Module::HeaderSelector, Some(Param::Freedom))),
         }
     }
 
@@ -342,6 +349,22 @@ macro_rules! with_block {
             }
             (BlockKind::RoutingArbiter, _) => {
                 let $b = RoutingArbiter::new(params.ports, params.freedom, params.selection);
+                $body
+            }
+            (BlockKind::HeaderSelector, 8) => {
+                let $b = HeaderSelector::<8>::new(params.freedom);
+                $body
+            }
+            (BlockKind::HeaderSelector, 16) => {
+                let $b = HeaderSelector::<16>::new(params.freedom);
+                $body
+            }
+            (BlockKind::HeaderSelector, 32) => {
+                let $b = HeaderSelector::<32>::new(params.freedom);
+                $body
+            }
+            (BlockKind::HeaderSelector, _) => {
+                let $b = HeaderSelector::<64>::new(params.freedom);
                 $body
             }
             (BlockKind::FlowControlUnit, _) => {
