@@ -1,0 +1,845 @@
+//! The deadlock checker: proves a [`Relation`] on a concrete network.
+//!
+//! For every destination x it explores every state a message bound for x can
+//! be in (the channel it last took), from injection at every other node, and
+//! from that builds:
+//!
+//! - connectivity: every reachable state offers a hop and can still reach x
+//!   (survey §4.2, Definition 4), so every source reaches every destination;
+//! - minimality, where the paper claims it: every permitted hop brings the
+//!   message one hop closer (survey §4.1);
+//! - the channel dependency graph (survey §4.2, Definition 8): an arc c_i ->
+//!   c_j when a message for some x can take c_j right after c_i. Acyclic means
+//!   deadlock-free (Dally and Seitz, Theorem 1; necessary too for a
+//!   deterministic relation);
+//! - for relations with an escape sub-function R_1, Duato's extended channel
+//!   dependency graph (Definition 9): over the escape channels C_1, an arc
+//!   c_i -> c_j when a message for some x that used c_i can reach c_j, supplied
+//!   by R_1 for x, directly (direct and direct cross dependencies) or through
+//!   channels not supplied by R_1 for x (indirect and indirect cross
+//!   dependencies). We let any channel not supplied by R_1 for x be an
+//!   intermediate one, a superset of Definition 7's arcs, so an acyclic graph
+//!   here proves Duato's condition (Theorem 2); R_1 must also be connected,
+//!   which we check as "every reachable state is offered an escape hop" plus
+//!   minimality of the escape hops.
+//!
+//! Nothing here recurses: graph searches are iterative, so 16x16 networks
+//! cannot overflow the stack.
+
+use std::fmt::Write as _;
+
+use super::{tables, Channel, Dir, Hop, Input, Network, NodeId, Port, Relation};
+use crate::spec::Topology;
+
+/// Dense channel numbering: `((node * ports) + port_index) * vcs + vc`.
+#[derive(Debug, Clone, Copy)]
+pub struct ChannelIndex {
+    net: Network,
+    ports: usize,
+    vcs: usize,
+}
+
+impl ChannelIndex {
+    pub fn new(net: Network, vcs: u8) -> ChannelIndex {
+        ChannelIndex {
+            net,
+            ports: net.port_count(),
+            vcs: vcs as usize,
+        }
+    }
+
+    /// Size of the index space (including unused slots for the local port
+    /// and absent mesh links).
+    pub fn len(&self) -> usize {
+        self.net.nodes() as usize * self.ports * self.vcs
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn id(&self, c: Channel) -> usize {
+        (c.node as usize * self.ports + self.net.port_index(c.port)) * self.vcs + c.vc as usize
+    }
+
+    pub fn channel(&self, id: usize) -> Channel {
+        let vc = (id % self.vcs) as u8;
+        let p = (id / self.vcs) % self.ports;
+        let node = (id / self.vcs / self.ports) as NodeId;
+        let port = if p == 0 {
+            Port::Local
+        } else if self.net.topology == Topology::Hypercube {
+            let dim = p - 1;
+            let dir = if self.net.coord(node, dim) == 0 {
+                Dir::Plus
+            } else {
+                Dir::Minus
+            };
+            Port::link(dim, dir)
+        } else {
+            let dir = if (p - 1) % 2 == 0 {
+                Dir::Plus
+            } else {
+                Dir::Minus
+            };
+            Port::link((p - 1) / 2, dir)
+        };
+        Channel { node, port, vc }
+    }
+
+    /// All physical-link channels that exist.
+    pub fn all(&self) -> Vec<Channel> {
+        let mut out = Vec::new();
+        for node in 0..self.net.nodes() {
+            for port in self.net.links(node) {
+                for vc in 0..self.vcs as u8 {
+                    out.push(Channel { node, port, vc });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// `(1,0)+x vc0`.
+pub fn channel_name(net: &Network, c: Channel) -> String {
+    format!("{}{} vc{}", net.node_name(c.node), c.port, c.vc)
+}
+
+/// A cycle as `a -> b -> c -> a`.
+pub fn cycle_text(net: &Network, cycle: &[Channel]) -> String {
+    let mut parts: Vec<String> = cycle.iter().map(|&c| channel_name(net, c)).collect();
+    if let Some(&first) = cycle.first() {
+        parts.push(channel_name(net, first));
+    }
+    parts.join(" -> ")
+}
+
+/// One directed graph's summary: size and, if it has one, a cycle.
+#[derive(Debug, Clone)]
+pub struct GraphResult {
+    pub vertices: usize,
+    pub arcs: usize,
+    pub cycle: Option<Vec<Channel>>,
+}
+
+/// What the checker found.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub net: Network,
+    pub relation: String,
+    pub vcs: u8,
+    pub classes_needed: usize,
+    pub channels: usize,
+    /// The first illegal hop (absent link, VC out of range), if any.
+    pub invalid: Option<String>,
+    /// `Err` names the first source/destination pair (or state) that fails.
+    pub connected: Result<usize, String>,
+    /// `None` when the relation does not claim minimality.
+    pub minimal: Option<Result<(), String>>,
+    pub cdg: GraphResult,
+    /// Present for relations with an escape sub-function.
+    pub escape: Option<EscapeResult>,
+    pub tables: Option<tables::Sizes>,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone)]
+pub struct EscapeResult {
+    pub channels: usize,
+    pub connected: Result<(), String>,
+    /// `None` when the extended graph could not be built (the relation is
+    /// not minimal, so its adaptive paths need not be acyclic).
+    pub extended: Option<GraphResult>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Deadlock-free (acyclic dependency graph, or Duato's condition),
+    /// connected, and minimal where claimed.
+    Proved,
+    Invalid,
+    NotConnected,
+    NotMinimal,
+    /// The dependency graph (or extended graph) has a cycle.
+    DeadlockPossible,
+}
+
+impl Report {
+    pub fn proved(&self) -> bool {
+        self.verdict == Verdict::Proved
+    }
+
+    /// The dependency cycle that defeats the proof, if any: the extended
+    /// graph's for escape-based relations, else the plain graph's.
+    pub fn cycle(&self) -> Option<&[Channel]> {
+        match &self.escape {
+            Some(e) => e.extended.as_ref().and_then(|g| g.cycle.as_deref()),
+            None => self.cdg.cycle.as_deref(),
+        }
+    }
+
+    pub fn to_text(&self) -> String {
+        let net = &self.net;
+        let mut s = String::new();
+        let shape = match net.topology {
+            Topology::Hypercube => format!("{}-dimensional hypercube", net.dims),
+            t => format!("{}-ary {}-dimensional {t}", net.radix, net.dims),
+        };
+        let _ = writeln!(
+            s,
+            "routergen check: {} on a {shape} ({} nodes), {} virtual channel{} per physical channel ({} needed to keep its classes apart)",
+            self.relation,
+            net.nodes(),
+            self.vcs,
+            if self.vcs == 1 { "" } else { "s" },
+            self.classes_needed
+        );
+        let _ = writeln!(s, "channels: {}", self.channels);
+        if let Some(bad) = &self.invalid {
+            let _ = writeln!(s, "invalid hop: {bad}");
+        }
+        match &self.connected {
+            Ok(pairs) => {
+                let _ = writeln!(
+                    s,
+                    "connectivity: every source reaches every destination ({pairs} pairs)"
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(s, "connectivity: FAILS: {e}");
+            }
+        }
+        match &self.minimal {
+            None => {
+                let _ = writeln!(s, "minimality: not claimed");
+            }
+            Some(Ok(())) => {
+                let _ = writeln!(
+                    s,
+                    "minimality: every permitted hop reduces the distance by one"
+                );
+            }
+            Some(Err(e)) => {
+                let _ = writeln!(s, "minimality: FAILS: {e}");
+            }
+        }
+        let _ = writeln!(
+            s,
+            "channel dependency graph: {} channels, {} dependencies, {}",
+            self.cdg.vertices,
+            self.cdg.arcs,
+            if self.cdg.cycle.is_some() {
+                "cyclic"
+            } else {
+                "acyclic"
+            }
+        );
+        if let Some(e) = &self.escape {
+            let _ = writeln!(s, "escape sub-function: {} channels", e.channels);
+            match &e.connected {
+                Ok(()) => {
+                    let _ = writeln!(s, "escape connectivity: an escape hop is offered in every reachable state, and it is minimal");
+                }
+                Err(m) => {
+                    let _ = writeln!(s, "escape connectivity: FAILS: {m}");
+                }
+            }
+            match &e.extended {
+                Some(g) => {
+                    let _ = writeln!(
+                        s,
+                        "extended dependency graph of the escape sub-function: {} channels, {} dependencies, {}",
+                        g.vertices,
+                        g.arcs,
+                        if g.cycle.is_some() { "cyclic" } else { "acyclic" }
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        s,
+                        "extended dependency graph: not built (relation not minimal)"
+                    );
+                }
+            }
+        }
+        if let Some(t) = &self.tables {
+            let _ = writeln!(s, "{}", t.to_text());
+        }
+        let verdict = match self.verdict {
+            Verdict::Proved => {
+                if self.escape.is_some() {
+                    "deadlock-free: the escape sub-function is connected and its extended dependency graph is acyclic (Duato, survey §4.2 Theorem 2)"
+                } else if self.cdg.cycle.is_none() {
+                    "deadlock-free: the channel dependency graph is acyclic (Dally and Seitz, survey §4.2 Theorem 1)"
+                } else {
+                    "deadlock-free"
+                }
+            }
+            Verdict::Invalid => "not proved: the relation offers hops that do not exist",
+            Verdict::NotConnected => "not proved: the relation is not connected",
+            Verdict::NotMinimal => "not proved: the relation is not minimal, as its paper claims",
+            Verdict::DeadlockPossible => {
+                if self.escape.is_some() {
+                    "deadlock possible: the extended dependency graph of the escape sub-function has a cycle"
+                } else if self.is_deterministic_hint() {
+                    "deadlock possible: the channel dependency graph of a deterministic relation has a cycle"
+                } else {
+                    "deadlock possible (not proved): the channel dependency graph has a cycle and there is no escape sub-function"
+                }
+            }
+        };
+        let _ = writeln!(s, "verdict: {verdict}");
+        if self.verdict == Verdict::DeadlockPossible {
+            if let Some(c) = self.cycle() {
+                let _ = writeln!(s, "cycle ({} channels): {}", c.len(), cycle_text(net, c));
+            }
+        }
+        s
+    }
+
+    fn is_deterministic_hint(&self) -> bool {
+        self.relation == "dor"
+    }
+}
+
+/// Everything a message bound for one destination can do.
+struct Explored {
+    /// Visited states (channel ids), in BFS order.
+    states: Vec<usize>,
+    /// Arcs between states (source id, target id), injection excluded.
+    arcs: Vec<(usize, usize)>,
+    /// Channels first entered at injection.
+    injected: Vec<usize>,
+    /// Channels offered as escape hops toward the destination.
+    escape: Vec<usize>,
+}
+
+struct Checker<'a> {
+    rel: &'a Relation,
+    net: Network,
+    idx: ChannelIndex,
+    invalid: Option<String>,
+    dead_end: Option<String>,
+    not_minimal: Option<String>,
+    no_escape: Option<String>,
+}
+
+impl<'a> Checker<'a> {
+    fn hop_channel(&mut self, node: NodeId, dest: NodeId, h: &Hop) -> Option<(usize, NodeId)> {
+        let net = self.net;
+        let Some(next) = net.neighbour(node, h.port) else {
+            if self.invalid.is_none() {
+                self.invalid = Some(format!(
+                    "at {} toward {}: port {} does not exist",
+                    net.node_name(node),
+                    net.node_name(dest),
+                    h.port
+                ));
+            }
+            return None;
+        };
+        if h.vc >= self.rel.vcs {
+            if self.invalid.is_none() {
+                self.invalid = Some(format!(
+                    "at {} toward {}: vc{} on {} but only {} VCs",
+                    net.node_name(node),
+                    net.node_name(dest),
+                    h.vc,
+                    h.port,
+                    self.rel.vcs
+                ));
+            }
+            return None;
+        }
+        if net.distance(next, dest) + 1 != net.distance(node, dest) && self.not_minimal.is_none() {
+            self.not_minimal = Some(format!(
+                "at {} toward {}: {} vc{} leads to {}, {} hops away instead of {}",
+                net.node_name(node),
+                net.node_name(dest),
+                h.port,
+                h.vc,
+                net.node_name(next),
+                net.distance(next, dest),
+                net.distance(node, dest) - 1
+            ));
+        }
+        let c = Channel {
+            node,
+            port: h.port,
+            vc: h.vc,
+        };
+        Some((self.idx.id(c), next))
+    }
+
+    fn explore(&mut self, dest: NodeId, seen: &mut [u32], buf: &mut Vec<Hop>) -> Explored {
+        let stamp = dest + 1;
+        let mut ex = Explored {
+            states: Vec::new(),
+            arcs: Vec::new(),
+            injected: Vec::new(),
+            escape: Vec::new(),
+        };
+        let escape_based = self.rel.has_escape();
+        let mut hops = Vec::new();
+        for src in 0..self.net.nodes() {
+            if src == dest {
+                continue;
+            }
+            self.rel.route(src, Input::INJECTED, dest, buf);
+            hops.clone_from(buf);
+            self.after(src, dest, None, &hops, escape_based, stamp, seen, &mut ex);
+        }
+        let mut head = 0;
+        while head < ex.states.len() {
+            let id = ex.states[head];
+            head += 1;
+            let c = self.idx.channel(id);
+            let Some(node) = self.net.neighbour(c.node, c.port) else {
+                continue;
+            };
+            if node == dest {
+                continue;
+            }
+            let input = Input {
+                port: c.port,
+                vc: c.vc,
+            };
+            self.rel.route(node, input, dest, buf);
+            hops.clone_from(buf);
+            self.after(
+                node,
+                dest,
+                Some(id),
+                &hops,
+                escape_based,
+                stamp,
+                seen,
+                &mut ex,
+            );
+        }
+        ex
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn after(
+        &mut self,
+        node: NodeId,
+        dest: NodeId,
+        from: Option<usize>,
+        hops: &[Hop],
+        escape_based: bool,
+        stamp: u32,
+        seen: &mut [u32],
+        ex: &mut Explored,
+    ) {
+        let net = self.net;
+        if hops.is_empty() && self.dead_end.is_none() {
+            self.dead_end = Some(format!(
+                "a message for {} at {} {} is offered no hop",
+                net.node_name(dest),
+                net.node_name(node),
+                match from {
+                    None => "at injection".to_string(),
+                    Some(id) => format!("arriving on {}", channel_name(&net, self.idx.channel(id))),
+                }
+            ));
+        }
+        if escape_based && !hops.iter().any(|h| h.escape) && self.no_escape.is_none() {
+            self.no_escape = Some(format!(
+                "a message for {} at {} is offered no escape hop",
+                net.node_name(dest),
+                net.node_name(node)
+            ));
+        }
+        for h in hops {
+            if h.port == Port::Local {
+                continue;
+            }
+            let Some((id, _)) = self.hop_channel(node, dest, h) else {
+                continue;
+            };
+            if h.escape {
+                ex.escape.push(id);
+            }
+            match from {
+                Some(f) => ex.arcs.push((f, id)),
+                None => ex.injected.push(id),
+            }
+            if seen[id] != stamp {
+                seen[id] = stamp;
+                ex.states.push(id);
+            }
+        }
+    }
+}
+
+/// Checks `rel` on its network. `with_tables` also derives the routing-table
+/// sizes (LAPSES §5) for the report.
+pub fn check(rel: &Relation, with_tables: bool) -> Report {
+    let net = rel.net;
+    let idx = ChannelIndex::new(net, rel.vcs);
+    let mut ck = Checker {
+        rel,
+        net,
+        idx,
+        invalid: None,
+        dead_end: None,
+        not_minimal: None,
+        no_escape: None,
+    };
+    let mut seen = vec![0u32; idx.len()];
+    let mut buf = Vec::new();
+    let mut arcs: Vec<(u32, u32)> = Vec::new();
+    let mut is_escape = vec![false; idx.len()];
+    let mut trapped: Option<String> = None;
+    let mut reach_x = vec![0u32; idx.len()];
+    for dest in 0..net.nodes() {
+        let ex = ck.explore(dest, &mut seen, &mut buf);
+        for &(a, b) in &ex.arcs {
+            arcs.push((a as u32, b as u32));
+        }
+        if arcs.len() > 1 << 22 {
+            arcs.sort_unstable();
+            arcs.dedup();
+        }
+        for &e in &ex.escape {
+            is_escape[e] = true;
+        }
+        // Every state must still be able to reach the destination.
+        if trapped.is_none() {
+            trapped = trapped_state(&net, &idx, dest, &ex, &mut reach_x);
+        }
+    }
+    arcs.sort_unstable();
+    arcs.dedup();
+    let all = idx.all();
+    let cdg = {
+        let adj = Csr::from_arcs(idx.len(), &arcs);
+        let cycle = find_cycle(idx.len(), |v, out| out.extend_from_slice(adj.row(v)));
+        GraphResult {
+            vertices: all.len(),
+            arcs: arcs.len(),
+            cycle: cycle.map(|c| c.into_iter().map(|id| idx.channel(id)).collect()),
+        }
+    };
+    let pairs = net.nodes() as usize * (net.nodes() as usize - 1);
+    let connected = match (&ck.dead_end, &trapped) {
+        (Some(e), _) | (None, Some(e)) => Err(e.clone()),
+        (None, None) => Ok(pairs),
+    };
+    let minimal = rel.claims_minimal().then(|| match &ck.not_minimal {
+        Some(e) => Err(e.clone()),
+        None => Ok(()),
+    });
+    let escape = rel.has_escape().then(|| {
+        let channels = is_escape.iter().filter(|&&e| e).count();
+        let connected = match (&ck.no_escape, &ck.not_minimal) {
+            (Some(e), _) => Err(e.clone()),
+            (None, Some(e)) => Err(format!("escape hops need not reach the destination: {e}")),
+            (None, None) => Ok(()),
+        };
+        let extended = if ck.not_minimal.is_none() {
+            Some(extended_graph(&mut ck, &is_escape, &mut seen, &mut buf))
+        } else {
+            None
+        };
+        EscapeResult {
+            channels,
+            connected,
+            extended,
+        }
+    });
+    let deadlock = match &escape {
+        Some(e) => {
+            e.connected.is_err()
+                || match &e.extended {
+                    None => true,
+                    Some(g) => g.cycle.is_some(),
+                }
+        }
+        None => cdg.cycle.is_some(),
+    };
+    let verdict = if ck.invalid.is_some() {
+        Verdict::Invalid
+    } else if connected.is_err() {
+        Verdict::NotConnected
+    } else if matches!(minimal, Some(Err(_))) {
+        Verdict::NotMinimal
+    } else if deadlock {
+        Verdict::DeadlockPossible
+    } else {
+        Verdict::Proved
+    };
+    let tables = with_tables.then(|| tables::sizes(rel));
+    Report {
+        net,
+        relation: rel.name(),
+        vcs: rel.vcs,
+        classes_needed: rel.classes_needed(),
+        channels: all.len(),
+        invalid: ck.invalid,
+        connected,
+        minimal,
+        cdg,
+        escape,
+        tables,
+        verdict,
+    }
+}
+
+/// A state bound for `dest` from which `dest` cannot be reached, if any.
+fn trapped_state(
+    net: &Network,
+    idx: &ChannelIndex,
+    dest: NodeId,
+    ex: &Explored,
+    mark: &mut [u32],
+) -> Option<String> {
+    let stamp = dest + 1;
+    // Reverse arcs, then search back from the states that arrive at dest.
+    let mut rev: Vec<(usize, usize)> = ex.arcs.iter().map(|&(a, b)| (b, a)).collect();
+    rev.sort_unstable();
+    rev.dedup();
+    let mut stack: Vec<usize> = Vec::new();
+    for &s in &ex.states {
+        let c = idx.channel(s);
+        if net.neighbour(c.node, c.port) == Some(dest) {
+            mark[s] = stamp;
+            stack.push(s);
+        }
+    }
+    while let Some(s) = stack.pop() {
+        let start = rev.partition_point(|&(b, _)| b < s);
+        for &(b, a) in &rev[start..] {
+            if b != s {
+                break;
+            }
+            if mark[a] != stamp {
+                mark[a] = stamp;
+                stack.push(a);
+            }
+        }
+    }
+    ex.states.iter().find(|&&s| mark[s] != stamp).map(|&s| {
+        format!(
+            "a message for {} on {} can no longer reach it",
+            net.node_name(dest),
+            channel_name(net, idx.channel(s))
+        )
+    })
+}
+
+/// Duato's extended channel dependency graph of the escape sub-function.
+fn extended_graph(
+    ck: &mut Checker<'_>,
+    is_escape: &[bool],
+    seen: &mut [u32],
+    buf: &mut Vec<Hop>,
+) -> GraphResult {
+    let net = ck.net;
+    let idx = ck.idx;
+    // Dense numbering of C_1.
+    let mut c1 = vec![u32::MAX; idx.len()];
+    let mut members = Vec::new();
+    for (id, &e) in is_escape.iter().enumerate() {
+        if e {
+            c1[id] = members.len() as u32;
+            members.push(id);
+        }
+    }
+    let words = members.len().div_ceil(64).max(1);
+    let mut adj = vec![0u64; members.len() * words];
+    let mut r1_x = vec![u32::MAX; idx.len()];
+    let mut local = vec![u32::MAX; idx.len()];
+    // Stamps restart: clear what the first pass left.
+    seen.iter_mut().for_each(|s| *s = 0);
+    for dest in 0..net.nodes() {
+        let ex = ck.explore(dest, seen, buf);
+        for &e in &ex.escape {
+            r1_x[e] = dest;
+        }
+        // Successor lists, in CSR over local state numbers.
+        for (i, &s) in ex.states.iter().enumerate() {
+            local[s] = i as u32;
+        }
+        let arcs: Vec<(u32, u32)> = {
+            let mut v: Vec<(u32, u32)> =
+                ex.arcs.iter().map(|&(a, b)| (local[a], local[b])).collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let succ = Csr::from_arcs(ex.states.len(), &arcs);
+        // Minimal relation: successors are one hop closer, so process states
+        // by increasing distance of their head node from dest.
+        let mut order: Vec<usize> = (0..ex.states.len()).collect();
+        let head_dist = |i: usize| {
+            let c = idx.channel(ex.states[i]);
+            net.neighbour(c.node, c.port)
+                .map_or(0, |m| net.distance(m, dest))
+        };
+        order.sort_by_key(|&i| head_dist(i));
+        let mut reach = vec![0u64; ex.states.len() * words];
+        let mut tmp = vec![0u64; words];
+        for &i in &order {
+            tmp.iter_mut().for_each(|w| *w = 0);
+            for &j in succ.row(i) {
+                let sj = ex.states[j];
+                if r1_x[sj] == dest {
+                    let k = c1[sj] as usize;
+                    tmp[k / 64] |= 1 << (k % 64);
+                } else {
+                    for w in 0..words {
+                        tmp[w] |= reach[j * words + w];
+                    }
+                }
+            }
+            // What a message that used state i can wait on next: for C_1
+            // members this is their row of the extended graph.
+            let si = ex.states[i];
+            if c1[si] != u32::MAX {
+                let row = c1[si] as usize * words;
+                for w in 0..words {
+                    adj[row + w] |= tmp[w];
+                }
+            }
+            // As an intermediate channel (not supplied by R_1 for dest).
+            if r1_x[si] != dest {
+                reach[i * words..(i + 1) * words].copy_from_slice(&tmp);
+            }
+        }
+        for &s in &ex.states {
+            local[s] = u32::MAX;
+        }
+    }
+    let arcs: usize = adj.iter().map(|w| w.count_ones() as usize).sum();
+    let cycle = find_cycle(members.len(), |v, out| {
+        for w in 0..words {
+            let mut bits = adj[v * words + w];
+            while bits != 0 {
+                let b = bits.trailing_zeros() as usize;
+                out.push(w * 64 + b);
+                bits &= bits - 1;
+            }
+        }
+    });
+    GraphResult {
+        vertices: members.len(),
+        arcs,
+        cycle: cycle.map(|c| c.into_iter().map(|v| idx.channel(members[v])).collect()),
+    }
+}
+
+/// Compressed adjacency lists.
+struct Csr {
+    start: Vec<usize>,
+    targets: Vec<usize>,
+}
+
+impl Csr {
+    /// `arcs` sorted by source.
+    fn from_arcs(n: usize, arcs: &[(u32, u32)]) -> Csr {
+        let mut start = vec![0usize; n + 1];
+        for &(a, _) in arcs {
+            start[a as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let targets = arcs.iter().map(|&(_, b)| b as usize).collect();
+        Csr { start, targets }
+    }
+
+    fn row(&self, v: usize) -> &[usize] {
+        &self.targets[self.start[v]..self.start[v + 1]]
+    }
+}
+
+/// One cycle of a directed graph on `0..n`, by iterative depth-first search
+/// (white/grey/black); `succ(v, out)` appends v's successors.
+pub fn find_cycle(n: usize, mut succ: impl FnMut(usize, &mut Vec<usize>)) -> Option<Vec<usize>> {
+    const WHITE: u8 = 0;
+    const GREY: u8 = 1;
+    const BLACK: u8 = 2;
+    let mut color = vec![WHITE; n];
+    // Stack frames: vertex, its successors, next successor to try.
+    let mut stack: Vec<(usize, Vec<usize>, usize)> = Vec::new();
+    for root in 0..n {
+        if color[root] != WHITE {
+            continue;
+        }
+        let mut s = Vec::new();
+        succ(root, &mut s);
+        color[root] = GREY;
+        stack.push((root, s, 0));
+        while let Some(top) = stack.last_mut() {
+            if top.2 < top.1.len() {
+                let w = top.1[top.2];
+                top.2 += 1;
+                match color[w] {
+                    WHITE => {
+                        let mut s = Vec::new();
+                        succ(w, &mut s);
+                        color[w] = GREY;
+                        stack.push((w, s, 0));
+                    }
+                    GREY => {
+                        let pos = stack.iter().position(|f| f.0 == w).unwrap_or(0);
+                        return Some(stack[pos..].iter().map(|f| f.0).collect());
+                    }
+                    _ => {}
+                }
+            } else {
+                color[top.0] = BLACK;
+                stack.pop();
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_cycle_finds_a_real_cycle_or_none() {
+        let g: Vec<Vec<usize>> = vec![vec![1], vec![2], vec![3], vec![1]];
+        let c = find_cycle(4, |v, out| out.extend_from_slice(&g[v])).unwrap();
+        assert_eq!(c.len(), 3);
+        for i in 0..c.len() {
+            assert!(g[c[i]].contains(&c[(i + 1) % c.len()]));
+        }
+        let dag: Vec<Vec<usize>> = vec![vec![1, 2], vec![2], vec![]];
+        assert!(find_cycle(3, |v, out| out.extend_from_slice(&dag[v])).is_none());
+    }
+
+    #[test]
+    fn find_cycle_handles_long_chains_without_recursion() {
+        let n = 200_000;
+        assert!(find_cycle(n, |v, out| {
+            if v + 1 < n {
+                out.push(v + 1)
+            }
+        })
+        .is_none());
+        let c = find_cycle(n, |v, out| out.push((v + 1) % n)).unwrap();
+        assert_eq!(c.len(), n);
+    }
+
+    #[test]
+    fn channel_index_round_trips() {
+        for (t, k) in [
+            (Topology::Mesh, 3),
+            (Topology::Torus, 4),
+            (Topology::Hypercube, 2),
+        ] {
+            let net = Network::new(t, 3, k).unwrap();
+            let idx = ChannelIndex::new(net, 3);
+            for c in idx.all() {
+                assert_eq!(idx.channel(idx.id(c)), c);
+            }
+        }
+    }
+}
