@@ -16,20 +16,35 @@
 //! in both dimensions of the plane ("routing decisions to only four
 //! alternatives"). Within A_i every minimal hop in d_i or d_{i+1} is allowed.
 //!
-//! Virtual channels (Chien and Kim, as Chien §5.2 counts them: three per
-//! physical channel, two when n = 2, footnote 4): within A_i, hops in d_i use
-//! the plane class of d_i; hops in d_{i+1} use the increasing class when the
-//! message travels + in d_i and the decreasing class otherwise (once d_i is
-//! zero in the last plane, the increasing class). The increasing and
-//! decreasing sub-networks each move in one direction only along d_i, so no
-//! cycle closes inside a plane; each channel class belongs to one plane and
-//! messages visit planes in increasing order, so none closes across planes.
-//! Dimension 0 is never the second dimension of a plane and dimension n-1
-//! never the first, hence 3 classes for n >= 3 and 2 for n = 2.
+//! Virtual channels on meshes (Chien and Kim, as Chien §5.2 counts them:
+//! three per physical channel, two when n = 2, footnote 4): within A_i, hops
+//! in d_i use d_i's plane class; hops in d_{i+1} use the increasing class
+//! when the message travels + in d_i and the decreasing class otherwise
+//! (once d_i is zero in the last plane, the increasing class). The increasing
+//! and decreasing sub-networks each move one way along d_i, so no cycle closes
+//! inside a plane; each class belongs to one plane and messages visit planes
+//! in increasing order, so none closes across planes. Dimension 0 is never
+//! the second dimension of a plane and dimension n-1 never the first, hence
+//! 3 classes for n >= 3 and 2 for n = 2.
 //!
-//! On a torus every class also needs its own dateline pair (survey §8), our
-//! reading, which doubles the count (the checker proves it); a destination
-//! k/2 away takes the plus direction, so the sub-network is well defined.
+//! Tori. Chien and Kim define the algorithm for tori too, but neither paper
+//! here gives the torus channel classes. The obvious reading, a dateline
+//! pair (survey §8) for each mesh class, doubling the count to 4 (n = 2) and
+//! 6, is refuted by the checker: within a plane a message can "spiral",
+//! one message crossing the d_i dateline and another re-entering d_i's
+//! before-dateline class after a d_{i+1} hop, e.g.
+//! `(2,0)+x vc1 -> (3,0)+y vc1 -> (3,1)+x vc0 -> (0,1)+x vc1 -> ...` on a
+//! 4-ary 2-cube. Our reading: a d_{i+1} hop's class also records the d_i
+//! dateline phase of the message (whether the d_i wraparound link is still
+//! ahead), so second-dimension classes are increasing/decreasing x d_i phase
+//! x own dateline class = 8, and first-dimension classes are d_i's dateline
+//! pair = 2. Along any message the phase only moves from "ahead" to "behind",
+//! so a dependency cycle keeps one phase and one sub-network; within it d_i
+//! moves one way and never past the wraparound link, so the cycle has no d_i
+//! hop, and a d_{i+1}-only cycle is one ring broken by its own dateline. That
+//! is 8 VCs for n = 2 and 10 for n >= 3 (middle dimensions carry both
+//! roles), which the checker proves. A destination k/2 away takes the plus
+//! direction, so the sub-networks are well defined.
 
 use super::{Dir, Hop, NodeId, Port, Relation};
 
@@ -38,41 +53,50 @@ use super::{Dir, Hop, NodeId, Port, Relation};
 pub fn classes_per_dim(n: usize, ring: usize) -> Vec<usize> {
     (0..n)
         .map(|d| {
-            let second = usize::from(d >= 1) * 2; // increasing, decreasing
-            let first = usize::from(d + 1 < n); // plane class
-            (second + first) * ring
+            let second = if d >= 1 { 2 * ring * ring } else { 0 };
+            let first = if d + 1 < n { ring } else { 0 };
+            second + first
         })
         .collect()
 }
 
-/// Class index of dimension `dim`'s increasing (0), decreasing (1) or plane
-/// class, before the dateline split.
-fn base_class(dim: usize, role: Role) -> usize {
-    match role {
-        Role::Increasing => 0,
-        Role::Decreasing => 1,
-        Role::Plane => {
-            if dim == 0 {
-                0
-            } else {
-                2
-            }
-        }
+fn ring(rel: &Relation) -> usize {
+    if rel.net.is_torus() && rel.knobs.dateline {
+        2
+    } else {
+        1
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-enum Role {
-    Increasing,
-    Decreasing,
-    Plane,
+/// Class of a hop in `dim` as the second dimension of plane A_{dim-1}:
+/// increasing (first dimension travelled +) or decreasing, then on a torus
+/// the first dimension's dateline phase and the hop's own dateline class.
+fn second_class(
+    rel: &Relation,
+    node: NodeId,
+    dest: NodeId,
+    dim: usize,
+    dir: Dir,
+    first_dir: Option<Dir>,
+) -> usize {
+    let net = &rel.net;
+    let s = usize::from(first_dir == Some(Dir::Minus));
+    if ring(rel) == 2 {
+        let phase = net.dateline_class(node, dest, dim - 1, first_dir.unwrap_or(Dir::Plus));
+        let own = net.dateline_class(node, dest, dim, dir);
+        s * 4 + phase * 2 + own
+    } else {
+        s
+    }
 }
 
-fn class(rel: &Relation, node: NodeId, dest: NodeId, dim: usize, dir: Dir, role: Role) -> usize {
-    let net = &rel.net;
-    let base = base_class(dim, role);
-    if net.is_torus() && rel.knobs.dateline {
-        2 * base + net.dateline_class(node, dest, dim, dir)
+/// Class of a hop in `dim` as the first dimension of plane A_dim: after the
+/// second-dimension classes, its dateline class on a torus.
+fn first_class(rel: &Relation, node: NodeId, dest: NodeId, dim: usize, dir: Dir) -> usize {
+    let r = ring(rel);
+    let base = if dim >= 1 { 2 * r * r } else { 0 };
+    if r == 2 {
+        base + rel.net.dateline_class(node, dest, dim, dir)
     } else {
         base
     }
@@ -88,15 +112,11 @@ pub(crate) fn route(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Ho
     let i = low.min(n - 2);
     let first_dir = net.dor_dir(node, dest, i);
     if let Some(dir) = first_dir {
-        let c = class(rel, node, dest, i, dir, Role::Plane);
+        let c = first_class(rel, node, dest, i, dir);
         rel.push_class(out, Port::link(i, dir), c, false);
     }
-    let role = match first_dir {
-        Some(Dir::Minus) => Role::Decreasing,
-        _ => Role::Increasing,
-    };
     if let Some(dir) = net.dor_dir(node, dest, i + 1) {
-        let c = class(rel, node, dest, i + 1, dir, role);
+        let c = second_class(rel, node, dest, i + 1, dir, first_dir);
         rel.push_class(out, Port::link(i + 1, dir), c, false);
     }
 }
@@ -113,6 +133,9 @@ mod tests {
         assert_eq!(classes_per_dim(2, 1).into_iter().max(), Some(2));
         assert_eq!(classes_per_dim(3, 1).into_iter().max(), Some(3));
         assert_eq!(classes_per_dim(5, 1).into_iter().max(), Some(3));
+        // Tori, our reading (module comment): 8 for n = 2, 10 beyond.
+        assert_eq!(classes_per_dim(2, 2).into_iter().max(), Some(8));
+        assert_eq!(classes_per_dim(3, 2).into_iter().max(), Some(10));
     }
 
     #[test]

@@ -9,12 +9,13 @@
 //!   its sign).
 //! - Full table (LAPSES §5, Table 5): one entry per destination node.
 //! - Two-level meta table (LAPSES §5.1.1, §5.2.2): the node id is split into
-//!   a cluster id (high bits) and a sub-cluster id (low bits); destinations in
+//!   a cluster id and a sub-cluster id (here: the coordinates of the upper
+//!   and lower halves of the dimensions); destinations in
 //!   the router's own cluster have one entry each, every other cluster one
 //!   entry shared by all its nodes, which can only hold the outputs permitted
-//!   for every node of that cluster (their intersection). With row-major node
-//!   ids, clusters are rows, LAPSES Figure 8(a). Size m * 2^(N/m) for m = 2
-//!   and a 2^N-node network (Table 5).
+//!   for every node of that cluster (their intersection). In 2-D the clusters
+//!   are rows, LAPSES Figure 8(a). Size m * 2^(N/m) for m = 2 and a
+//!   2^N-node network with N even (Table 5).
 //!
 //! Entry digit for dimension d: 0 for sign 0, 1 for +, 2 for -; entry index
 //! = sum(digit_d * 3^d).
@@ -228,9 +229,9 @@ pub fn full(rel: &Relation, node: NodeId) -> Vec<Vec<Hop>> {
 #[derive(Debug, Clone)]
 pub struct MetaTable {
     pub node: NodeId,
-    /// Low bits of the node id that form the sub-cluster id.
-    pub sub_bits: u32,
-    /// `2^sub_bits` entries for destinations in the router's own cluster.
+    /// Nodes per cluster (node id = cluster * per_cluster + sub-cluster id).
+    pub per_cluster: u32,
+    /// One entry per node of the router's own cluster.
     pub sub_cluster: Vec<Vec<Hop>>,
     /// One entry per cluster: the outputs permitted for all its nodes (the
     /// router's own cluster's slot is unused and left empty).
@@ -242,33 +243,28 @@ pub struct MetaTable {
     pub unroutable: usize,
 }
 
-/// Bits of a node id and the low (sub-cluster) share of a 2-level split.
-pub fn meta_split(net: &Network) -> (u32, u32) {
-    let n = net.nodes();
-    let bits = if n <= 1 {
-        1
-    } else {
-        32 - (n - 1).leading_zeros()
-    };
-    (bits, bits / 2)
+/// Dimensions that form the sub-cluster id of a 2-level split: the lower
+/// ceil(n/2), so a 2-D network's clusters are its rows (LAPSES Figure 8a)
+/// and a k^n network's table has about 2 * sqrt(k^n) entries (Table 5).
+pub fn meta_sub_dims(net: &Network) -> u32 {
+    net.dims.div_ceil(2)
 }
 
 /// The meta table of `node`.
 pub fn meta(rel: &Relation, node: NodeId) -> MetaTable {
     let net = rel.net;
-    let (_, sub_bits) = meta_split(&net);
-    let per = 1u32 << sub_bits;
-    let clusters = net.nodes().div_ceil(per);
-    let own = node >> sub_bits;
+    let per = net.radix.pow(meta_sub_dims(&net));
+    let clusters = net.nodes() / per;
+    let own = node / per;
     let table = full(rel, node);
     let mut sub_cluster = vec![Vec::new(); per as usize];
     let mut cluster = vec![Vec::new(); clusters as usize];
     let (mut narrowed, mut unroutable) = (0, 0);
     for c in 0..clusters {
-        let members: Vec<NodeId> = (c * per..((c + 1) * per).min(net.nodes())).collect();
+        let members: Vec<NodeId> = (c * per..(c + 1) * per).collect();
         if c == own {
             for &m in &members {
-                sub_cluster[(m & (per - 1)) as usize] = table[m as usize].clone();
+                sub_cluster[(m % per) as usize] = table[m as usize].clone();
             }
             continue;
         }
@@ -287,7 +283,7 @@ pub fn meta(rel: &Relation, node: NodeId) -> MetaTable {
     }
     MetaTable {
         node,
-        sub_bits,
+        per_cluster: per,
         sub_cluster,
         cluster,
         narrowed,
@@ -306,17 +302,15 @@ impl MetaTable {
             self.cluster.len()
         );
         for (i, h) in self.sub_cluster.iter().enumerate() {
-            let id = ((self.node >> self.sub_bits) << self.sub_bits) + i as u32;
-            if id < net.nodes() {
-                let _ = writeln!(
-                    s,
-                    "  sub-cluster {i:>3} {}: {}",
-                    net.node_name(id),
-                    hops_text(h)
-                );
-            }
+            let id = (self.node / self.per_cluster) * self.per_cluster + i as u32;
+            let _ = writeln!(
+                s,
+                "  sub-cluster {i:>3} {}: {}",
+                net.node_name(id),
+                hops_text(h)
+            );
         }
-        let own = self.node >> self.sub_bits;
+        let own = self.node / self.per_cluster;
         for (c, h) in self.cluster.iter().enumerate() {
             if c as u32 != own {
                 let _ = writeln!(s, "  cluster {c:>3}: {}", hops_text(h));
@@ -406,11 +400,11 @@ mod tests {
     }
 
     #[test]
-    fn meta_split_follows_table_5() {
-        // 256 nodes = 8 bits: 2 * 2^(8/2) = 32 entries.
+    fn meta_size_follows_table_5() {
+        // LAPSES Table 5: m * 2^(N/m) for m = 2; 256 nodes = 2^8: 32 entries.
         let net = Network::new(crate::spec::Topology::Mesh, 2, 16).unwrap();
-        let (bits, low) = meta_split(&net);
-        assert_eq!((bits, low), (8, 4));
-        assert_eq!((1 << low) + net.nodes().div_ceil(1 << low), 32);
+        let rel = Relation::new(crate::spec::Algorithm::NorthLast, net, 1).unwrap();
+        let m = meta(&rel, 0);
+        assert_eq!(m.sub_cluster.len() + m.cluster.len(), 2 * (1 << (8 / 2)));
     }
 }

@@ -126,8 +126,12 @@ impl Algorithm {
     ///
     /// - dimension order: 1, but 2 on a torus (dateline VCs; survey §5 and §8, Cray T3D);
     /// - planar-adaptive: 3, or 2 when n = 2 (Chien §5.2 and its footnote 4;
-    ///   survey §6.2 for meshes). On a torus each class needs a dateline pair,
-    ///   doubling the count: our reading, checked by `routergen check`;
+    ///   survey §6.2 for meshes). On a torus, 8 when n = 2 and 10 when n >= 3:
+    ///   giving each mesh class a dateline pair (4 and 6) is refuted by
+    ///   `routergen check` (a dependency cycle spirals through both dimensions
+    ///   of a plane), so the second dimension's classes also record the first
+    ///   dimension's dateline phase (see `crate::algo::planar_adaptive`); the
+    ///   checker proves that relation;
     /// - turn model: none beyond the one (Chien §5.3);
     /// - *-channels: two dateline escape (star) channels plus one adaptive
     ///   channel per direction. The survey (§6.1) counts five per bidirectional
@@ -146,14 +150,12 @@ impl Algorithm {
                     1
                 }
             }
-            PlanarAdaptive => {
-                let mesh = if dims == 2 { 2 } else { 3 };
-                if torus {
-                    2 * mesh
-                } else {
-                    mesh
-                }
-            }
+            PlanarAdaptive => match (torus, dims) {
+                (false, 2) => 2,
+                (false, _) => 3,
+                (true, 2) => 8,
+                (true, _) => 10,
+            },
             NegativeFirst | WestFirst | NorthLast => 1,
             StarChannels => 3,
             Duato => {
@@ -223,6 +225,8 @@ mod tests {
     fn vc_minimums_follow_the_papers() {
         assert_eq!(Algorithm::PlanarAdaptive.min_vcs(Topology::Mesh, 3), 3);
         assert_eq!(Algorithm::PlanarAdaptive.min_vcs(Topology::Mesh, 2), 2);
+        assert_eq!(Algorithm::PlanarAdaptive.min_vcs(Topology::Torus, 2), 8);
+        assert_eq!(Algorithm::PlanarAdaptive.min_vcs(Topology::Torus, 3), 10);
         assert_eq!(Algorithm::DimensionOrder.min_vcs(Topology::Mesh, 3), 1);
         assert_eq!(Algorithm::DimensionOrder.min_vcs(Topology::Torus, 3), 2);
         assert_eq!(Algorithm::Duato.min_vcs(Topology::Mesh, 2), 2);
