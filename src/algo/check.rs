@@ -130,6 +130,8 @@ pub struct Report {
     pub relation: String,
     pub vcs: u8,
     pub classes_needed: usize,
+    /// One path per source and destination (dimension order).
+    pub deterministic: bool,
     pub channels: usize,
     /// The first illegal hop (absent link, VC out of range), if any.
     pub invalid: Option<String>,
@@ -282,7 +284,7 @@ impl Report {
             Verdict::DeadlockPossible => {
                 if self.escape.is_some() {
                     "deadlock possible: the extended dependency graph of the escape sub-function has a cycle"
-                } else if self.is_deterministic_hint() {
+                } else if self.deterministic {
                     "deadlock possible: the channel dependency graph of a deterministic relation has a cycle"
                 } else {
                     "deadlock possible (not proved): the channel dependency graph has a cycle and there is no escape sub-function"
@@ -296,10 +298,6 @@ impl Report {
             }
         }
         s
-    }
-
-    fn is_deterministic_hint(&self) -> bool {
-        self.relation == "dor"
     }
 }
 
@@ -577,6 +575,7 @@ pub fn check(rel: &Relation, with_tables: bool) -> Report {
         relation: rel.name(),
         vcs: rel.vcs,
         classes_needed: rel.classes_needed(),
+        deterministic: rel.is_deterministic(),
         channels: all.len(),
         invalid: ck.invalid,
         connected,

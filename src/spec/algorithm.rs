@@ -124,7 +124,9 @@ impl Algorithm {
 
     /// Minimum virtual channels per physical channel for deadlock freedom.
     ///
-    /// - dimension order: 1, but 2 on a torus (dateline VCs; survey §5 and §8, Cray T3D);
+    /// - dimension order: 1, but 2 on a torus (dateline VCs; survey §5 and §8,
+    ///   Cray T3D). `routergen check` finds the ring cycle with 1 VC for
+    ///   k >= 4; on 3-rings minimal paths take one hop per ring, so 1 would do;
     /// - planar-adaptive: 3, or 2 when n = 2 (Chien §5.2 and its footnote 4;
     ///   survey §6.2 for meshes). On a torus, 8 when n = 2 and 10 when n >= 3:
     ///   giving each mesh class a dateline pair (4 and 6) is refuted by
@@ -136,9 +138,11 @@ impl Algorithm {
     /// - *-channels: two dateline escape (star) channels plus one adaptive
     ///   channel per direction. The survey (§6.1) counts five per bidirectional
     ///   link; with the same V on every channel that rounds up to 3. Chien's
-    ///   cost model (§5.4) assumes V = 2;
+    ///   cost model (§5.4) assumes V = 2. `routergen check` proves 3 (Duato's
+    ///   extended dependency graph) and finds a cycle with 2;
     /// - Duato: one adaptive plus the escape sub-network's channels: 2 on
-    ///   meshes and hypercubes (LAPSES §2.3), 3 on a torus (dateline escape).
+    ///   meshes and hypercubes (LAPSES §2.3), 3 on a torus (dateline escape);
+    ///   `routergen check` proves these and finds a cycle with one fewer.
     pub fn min_vcs(self, topology: Topology, dims: u32) -> u32 {
         use Algorithm::*;
         let torus = topology == Topology::Torus;
