@@ -58,11 +58,26 @@ fn case() -> impl Strategy<Value = (Algorithm, Topology, u32, u32, u32, u32, Vec
         Algorithm::Duato,
     ]);
     let topo = prop::sample::select(vec![Topology::Mesh, Topology::Torus, Topology::Hypercube]);
-    (algos, topo, 1u32..=4, 2u32..=7, any::<u32>(), any::<u32>(), prop::collection::vec(any::<u8>(), 0..64), 0u32..=2)
-        .prop_filter("algorithm must support the topology", |(a, t, n, ..)| a.supports(*t, *n).is_ok())
+    (
+        algos,
+        topo,
+        1u32..=4,
+        2u32..=7,
+        any::<u32>(),
+        any::<u32>(),
+        prop::collection::vec(any::<u8>(), 0..64),
+        0u32..=2,
+    )
+        .prop_filter("algorithm must support the topology", |(a, t, n, ..)| {
+            a.supports(*t, *n).is_ok()
+        })
         .prop_map(|(a, t, n, k, s, d, choices, extra)| {
             let k = if t == Topology::Hypercube { 2 } else { k };
-            let n = if t == Topology::Hypercube { n + 1 } else { n.min(3) };
+            let n = if t == Topology::Hypercube {
+                n + 1
+            } else {
+                n.min(3)
+            };
             let nodes = k.pow(n);
             (a, t, n, k, s % nodes, d % nodes, choices, extra)
         })

@@ -11,10 +11,22 @@ fn ports(hops: &[routergen::algo::Hop]) -> Vec<Port> {
     p
 }
 
-const E: Port = Port::Link { dim: 0, dir: Dir::Plus };
-const W: Port = Port::Link { dim: 0, dir: Dir::Minus };
-const N: Port = Port::Link { dim: 1, dir: Dir::Plus };
-const S: Port = Port::Link { dim: 1, dir: Dir::Minus };
+const E: Port = Port::Link {
+    dim: 0,
+    dir: Dir::Plus,
+};
+const W: Port = Port::Link {
+    dim: 0,
+    dir: Dir::Minus,
+};
+const N: Port = Port::Link {
+    dim: 1,
+    dir: Dir::Plus,
+};
+const S: Port = Port::Link {
+    dim: 1,
+    dir: Dir::Minus,
+};
 
 // LAPSES Figure 7: north-last on the 3x3 mesh, router (1,1). The figure's
 // table is not in the paper's text; the expected entries below are worked
@@ -88,7 +100,11 @@ fn economical_tables_are_not_well_defined_on_tori() {
     let t = economical(&rel, 0);
     assert!(!t.well_defined());
     // From (0,0), (1,0) is reached going +x and (4,0) going -x: same signs.
-    assert!(t.conflicts.iter().any(|c| c.contains("(+,0)")), "{:?}", t.conflicts);
+    assert!(
+        t.conflicts.iter().any(|c| c.contains("(+,0)")),
+        "{:?}",
+        t.conflicts
+    );
 }
 
 // LAPSES Table 5: full table 2^N, 2-level meta table 2 * 2^(N/2),

@@ -27,9 +27,16 @@ fn sixteen() -> Vec<TurnSet> {
 #[test]
 fn twelve_of_the_sixteen_ways_prevent_deadlock() {
     for k in [4, 5] {
-        let free: Vec<TurnSet> = sixteen().into_iter().filter(|s| deadlock_free(s, k)).collect();
+        let free: Vec<TurnSet> = sixteen()
+            .into_iter()
+            .filter(|s| deadlock_free(s, k))
+            .collect();
         assert_eq!(free.len(), 12, "k = {k}: {:?}", free);
-        for named in [TurnSet::west_first(), TurnSet::north_last(), TurnSet::negative_first()] {
+        for named in [
+            TurnSet::west_first(),
+            TurnSet::north_last(),
+            TurnSet::negative_first(),
+        ] {
             assert!(free.contains(&named), "{named} should be deadlock-free");
         }
     }
@@ -48,7 +55,12 @@ fn symmetries() -> Vec<[Compass; 4]> {
     // Images of [North, East, South, West].
     let rot = |r: usize| {
         let ring = [North, East, South, West];
-        [ring[r % 4], ring[(r + 1) % 4], ring[(r + 2) % 4], ring[(r + 3) % 4]]
+        [
+            ring[r % 4],
+            ring[(r + 1) % 4],
+            ring[(r + 2) % 4],
+            ring[(r + 3) % 4],
+        ]
     };
     let mut out = Vec::new();
     for r in 0..4 {
@@ -72,7 +84,10 @@ fn apply(g: &[Compass; 4], c: Compass) -> Compass {
 
 #[test]
 fn the_twelve_are_three_up_to_symmetry() {
-    let free: Vec<TurnSet> = sixteen().into_iter().filter(|s| deadlock_free(s, 4)).collect();
+    let free: Vec<TurnSet> = sixteen()
+        .into_iter()
+        .filter(|s| deadlock_free(s, 4))
+        .collect();
     let mut orbits: Vec<Vec<TurnSet>> = Vec::new();
     for s in &free {
         if orbits.iter().any(|o| o.contains(s)) {
@@ -95,7 +110,11 @@ fn the_twelve_are_three_up_to_symmetry() {
         orbits.push(orbit);
     }
     assert_eq!(orbits.len(), 3);
-    for named in [TurnSet::west_first(), TurnSet::north_last(), TurnSet::negative_first()] {
+    for named in [
+        TurnSet::west_first(),
+        TurnSet::north_last(),
+        TurnSet::negative_first(),
+    ] {
         let hits = orbits.iter().filter(|o| o.contains(&named)).count();
         assert_eq!(hits, 1);
     }

@@ -150,9 +150,9 @@ pub struct Report {
 pub struct EscapeResult {
     pub channels: usize,
     pub connected: Result<(), String>,
-    /// `None` when the extended graph could not be built (the relation is
-    /// not minimal, so its adaptive paths need not be acyclic).
-    pub extended: Option<GraphResult>,
+    /// `Err` when the extended graph could not be built (messages can
+    /// revisit a non-escape channel).
+    pub extended: Result<GraphResult, String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,7 +176,7 @@ impl Report {
     /// graph's for escape-based relations, else the plain graph's.
     pub fn cycle(&self) -> Option<&[Channel]> {
         match &self.escape {
-            Some(e) => e.extended.as_ref().and_then(|g| g.cycle.as_deref()),
+            Some(e) => e.extended.as_ref().ok().and_then(|g| g.cycle.as_deref()),
             None => self.cdg.cycle.as_deref(),
         }
     }
@@ -248,7 +248,7 @@ impl Report {
                 }
             }
             match &e.extended {
-                Some(g) => {
+                Ok(g) => {
                     let _ = writeln!(
                         s,
                         "extended dependency graph of the escape sub-function: {} channels, {} dependencies, {}",
@@ -257,11 +257,8 @@ impl Report {
                         if g.cycle.is_some() { "cyclic" } else { "acyclic" }
                     );
                 }
-                None => {
-                    let _ = writeln!(
-                        s,
-                        "extended dependency graph: not built (relation not minimal)"
-                    );
+                Err(why) => {
+                    let _ = writeln!(s, "extended dependency graph: not built: {why}");
                 }
             }
         }
@@ -302,15 +299,16 @@ impl Report {
 }
 
 /// Everything a message bound for one destination can do.
-struct Explored {
+#[derive(Debug, Clone)]
+pub struct Explored {
     /// Visited states (channel ids), in BFS order.
-    states: Vec<usize>,
+    pub states: Vec<usize>,
     /// Arcs between states (source id, target id), injection excluded.
-    arcs: Vec<(usize, usize)>,
+    pub arcs: Vec<(usize, usize)>,
     /// Channels first entered at injection.
-    injected: Vec<usize>,
+    pub injected: Vec<usize>,
     /// Channels offered as escape hops toward the destination.
-    escape: Vec<usize>,
+    pub escape: Vec<usize>,
 }
 
 struct Checker<'a> {
@@ -537,11 +535,13 @@ pub fn check(rel: &Relation, with_tables: bool) -> Report {
             (None, Some(e)) => Err(format!("escape hops need not reach the destination: {e}")),
             (None, None) => Ok(()),
         };
-        let extended = if ck.not_minimal.is_none() {
-            Some(extended_graph(&mut ck, &is_escape, &mut seen, &mut buf))
-        } else {
-            None
-        };
+        let extended = extended_dependency_graph(&RelationGraph::new(rel)).map(|g| GraphResult {
+            vertices: g.members.len(),
+            arcs: g.arcs,
+            cycle: g
+                .cycle
+                .map(|c| c.into_iter().map(|id| idx.channel(id)).collect()),
+        });
         EscapeResult {
             channels,
             connected,
@@ -552,8 +552,8 @@ pub fn check(rel: &Relation, with_tables: bool) -> Report {
         Some(e) => {
             e.connected.is_err()
                 || match &e.extended {
-                    None => true,
-                    Some(g) => g.cycle.is_some(),
+                    Err(_) => true,
+                    Ok(g) => g.cycle.is_some(),
                 }
         }
         None => cdg.cycle.is_some(),
@@ -629,64 +629,168 @@ fn trapped_state(
     })
 }
 
+/// A routing function over abstract channels: what the graph builders need,
+/// so they can be tested on networks outside the model (the survey's
+/// unidirectional ring, §4.2 Figure 7).
+pub trait ChannelGraph {
+    fn nodes(&self) -> u32;
+    /// Size of the channel id space.
+    fn channel_count(&self) -> usize;
+    /// The node channel `c` leads to.
+    fn head(&self, c: usize) -> NodeId;
+    /// Channels permitted at `node` toward `dest` for a message that arrived
+    /// on `from` (`None`: injected there), each with its escape flag (whether
+    /// the escape sub-function R_1 supplies it). Called with `node != dest`.
+    fn next(&self, node: NodeId, from: Option<usize>, dest: NodeId, out: &mut Vec<(usize, bool)>);
+}
+
+/// Every state (channel last taken) of messages bound for `dest`, from
+/// injection at every other node, with the arcs between states.
+pub fn explore_graph<G: ChannelGraph>(g: &G, dest: NodeId, seen: &mut [u32]) -> Explored {
+    let stamp = dest + 1;
+    let mut ex = Explored {
+        states: Vec::new(),
+        arcs: Vec::new(),
+        injected: Vec::new(),
+        escape: Vec::new(),
+    };
+    let mut out = Vec::new();
+    for src in (0..g.nodes()).filter(|&s| s != dest) {
+        out.clear();
+        g.next(src, None, dest, &mut out);
+        for &(c, e) in &out {
+            ex.injected.push(c);
+            if e {
+                ex.escape.push(c);
+            }
+            if seen[c] != stamp {
+                seen[c] = stamp;
+                ex.states.push(c);
+            }
+        }
+    }
+    let mut head = 0;
+    while head < ex.states.len() {
+        let from = ex.states[head];
+        head += 1;
+        let node = g.head(from);
+        if node == dest {
+            continue;
+        }
+        out.clear();
+        g.next(node, Some(from), dest, &mut out);
+        for &(c, e) in &out {
+            ex.arcs.push((from, c));
+            if e {
+                ex.escape.push(c);
+            }
+            if seen[c] != stamp {
+                seen[c] = stamp;
+                ex.states.push(c);
+            }
+        }
+    }
+    ex
+}
+
+/// The channel dependency graph (survey §4.2, Definition 8) of `g`: its
+/// arcs, and one cycle if it has any.
+pub fn dependency_graph<G: ChannelGraph>(g: &G) -> (Vec<(u32, u32)>, Option<Vec<usize>>) {
+    let n = g.channel_count();
+    let mut seen = vec![0u32; n];
+    let mut arcs: Vec<(u32, u32)> = Vec::new();
+    for dest in 0..g.nodes() {
+        let ex = explore_graph(g, dest, &mut seen);
+        arcs.extend(ex.arcs.iter().map(|&(a, b)| (a as u32, b as u32)));
+        if arcs.len() > 1 << 22 {
+            arcs.sort_unstable();
+            arcs.dedup();
+        }
+    }
+    arcs.sort_unstable();
+    arcs.dedup();
+    let adj = Csr::from_arcs(n, &arcs);
+    let cycle = find_cycle(n, |v, out| out.extend_from_slice(adj.row(v)));
+    (arcs, cycle)
+}
+
 /// Duato's extended channel dependency graph of the escape sub-function.
-fn extended_graph(
-    ck: &mut Checker<'_>,
-    is_escape: &[bool],
-    seen: &mut [u32],
-    buf: &mut Vec<Hop>,
-) -> GraphResult {
-    let net = ck.net;
-    let idx = ck.idx;
-    // Dense numbering of C_1.
-    let mut c1 = vec![u32::MAX; idx.len()];
+#[derive(Debug, Clone)]
+pub struct ExtendedGraph {
+    /// C_1: every channel some state is offered as an escape hop.
+    pub members: Vec<usize>,
+    pub arcs: usize,
+    /// A cycle, as channel ids.
+    pub cycle: Option<Vec<usize>>,
+}
+
+/// Builds Duato's extended channel dependency graph (survey §4.2,
+/// Definitions 6, 7 and 9) of the escape sub-function of `g`: over C_1, an
+/// arc c_i -> c_j when, for some destination x, a message for x that took
+/// c_i can next wait on c_j, supplied by R_1 for x, either right away or
+/// after channels not supplied by R_1 for x. That covers direct, indirect,
+/// and direct and indirect cross dependencies (c_i in C_1 but taken as an
+/// adaptive channel), and is a superset of Definition 7's indirect arcs
+/// (whose intermediate channels lie outside C_1 altogether), so acyclic
+/// here implies Duato's condition. `Err` when some destination's
+/// non-escape channels can be revisited (the construction needs them to form
+/// no cycle).
+pub fn extended_dependency_graph<G: ChannelGraph>(g: &G) -> Result<ExtendedGraph, String> {
+    let n = g.channel_count();
+    let mut seen = vec![0u32; n];
+    // C_1 and its dense numbering.
+    let mut in_c1 = vec![false; n];
+    for dest in 0..g.nodes() {
+        for c in explore_graph(g, dest, &mut seen).escape {
+            in_c1[c] = true;
+        }
+    }
+    seen.iter_mut().for_each(|s| *s = 0);
+    let mut c1 = vec![u32::MAX; n];
     let mut members = Vec::new();
-    for (id, &e) in is_escape.iter().enumerate() {
+    for (c, &e) in in_c1.iter().enumerate() {
         if e {
-            c1[id] = members.len() as u32;
-            members.push(id);
+            c1[c] = members.len() as u32;
+            members.push(c);
         }
     }
     let words = members.len().div_ceil(64).max(1);
     let mut adj = vec![0u64; members.len() * words];
-    let mut r1_x = vec![u32::MAX; idx.len()];
-    let mut local = vec![u32::MAX; idx.len()];
-    // Stamps restart: clear what the first pass left.
-    seen.iter_mut().for_each(|s| *s = 0);
-    for dest in 0..net.nodes() {
-        let ex = ck.explore(dest, seen, buf);
+    let mut r1_x = vec![u32::MAX; n];
+    let mut local = vec![u32::MAX; n];
+    for dest in 0..g.nodes() {
+        let ex = explore_graph(g, dest, &mut seen);
         for &e in &ex.escape {
             r1_x[e] = dest;
         }
-        // Successor lists, in CSR over local state numbers.
         for (i, &s) in ex.states.iter().enumerate() {
             local[s] = i as u32;
         }
-        let arcs: Vec<(u32, u32)> = {
-            let mut v: Vec<(u32, u32)> =
-                ex.arcs.iter().map(|&(a, b)| (local[a], local[b])).collect();
-            v.sort_unstable();
-            v.dedup();
-            v
-        };
+        let mut arcs: Vec<(u32, u32)> =
+            ex.arcs.iter().map(|&(a, b)| (local[a], local[b])).collect();
+        arcs.sort_unstable();
+        arcs.dedup();
         let succ = Csr::from_arcs(ex.states.len(), &arcs);
-        // Minimal relation: successors are one hop closer, so process states
-        // by increasing distance of their head node from dest.
-        let mut order: Vec<usize> = (0..ex.states.len()).collect();
-        let head_dist = |i: usize| {
-            let c = idx.channel(ex.states[i]);
-            net.neighbour(c.node, c.port)
-                .map_or(0, |m| net.distance(m, dest))
-        };
-        order.sort_by_key(|&i| head_dist(i));
+        let is_r1 = |i: usize| r1_x[ex.states[i]] == dest;
+        // reach(a) for an intermediate state a (not R_1 for dest) depends on
+        // its intermediate successors: process in post-order over arcs into
+        // intermediate states.
+        let order = post_order(ex.states.len(), |v, out| {
+            out.extend(succ.row(v).iter().copied().filter(|&w| !is_r1(w)))
+        })
+        .map_err(|state| {
+            format!(
+                "messages for node {dest} can revisit channel {} on non-escape channels",
+                ex.states[state]
+            )
+        })?;
         let mut reach = vec![0u64; ex.states.len() * words];
         let mut tmp = vec![0u64; words];
         for &i in &order {
             tmp.iter_mut().for_each(|w| *w = 0);
             for &j in succ.row(i) {
-                let sj = ex.states[j];
-                if r1_x[sj] == dest {
-                    let k = c1[sj] as usize;
+                if is_r1(j) {
+                    let k = c1[ex.states[j]] as usize;
                     tmp[k / 64] |= 1 << (k % 64);
                 } else {
                     for w in 0..words {
@@ -694,8 +798,8 @@ fn extended_graph(
                     }
                 }
             }
-            // What a message that used state i can wait on next: for C_1
-            // members this is their row of the extended graph.
+            // A C_1 member's row of the extended graph: what a message that
+            // took it may wait on next in R_1.
             let si = ex.states[i];
             if c1[si] != u32::MAX {
                 let row = c1[si] as usize * words;
@@ -703,8 +807,7 @@ fn extended_graph(
                     adj[row + w] |= tmp[w];
                 }
             }
-            // As an intermediate channel (not supplied by R_1 for dest).
-            if r1_x[si] != dest {
+            if !is_r1(i) {
                 reach[i * words..(i + 1) * words].copy_from_slice(&tmp);
             }
         }
@@ -717,16 +820,116 @@ fn extended_graph(
         for w in 0..words {
             let mut bits = adj[v * words + w];
             while bits != 0 {
-                let b = bits.trailing_zeros() as usize;
-                out.push(w * 64 + b);
+                out.push(w * 64 + bits.trailing_zeros() as usize);
                 bits &= bits - 1;
             }
         }
     });
-    GraphResult {
-        vertices: members.len(),
+    Ok(ExtendedGraph {
         arcs,
-        cycle: cycle.map(|c| c.into_iter().map(|v| idx.channel(members[v])).collect()),
+        cycle: cycle.map(|c| c.into_iter().map(|v| members[v]).collect()),
+        members,
+    })
+}
+
+/// Vertices of a graph in post-order (every vertex after its successors),
+/// or `Err(v)` with a vertex on a cycle. Iterative.
+fn post_order(n: usize, mut succ: impl FnMut(usize, &mut Vec<usize>)) -> Result<Vec<usize>, usize> {
+    let mut color = vec![0u8; n];
+    let mut order = Vec::with_capacity(n);
+    let mut stack: Vec<(usize, Vec<usize>, usize)> = Vec::new();
+    for root in 0..n {
+        if color[root] != 0 {
+            continue;
+        }
+        let mut s = Vec::new();
+        succ(root, &mut s);
+        color[root] = 1;
+        stack.push((root, s, 0));
+        while let Some(top) = stack.last_mut() {
+            if top.2 < top.1.len() {
+                let w = top.1[top.2];
+                top.2 += 1;
+                match color[w] {
+                    0 => {
+                        let mut s = Vec::new();
+                        succ(w, &mut s);
+                        color[w] = 1;
+                        stack.push((w, s, 0));
+                    }
+                    1 => return Err(w),
+                    _ => {}
+                }
+            } else {
+                color[top.0] = 2;
+                order.push(top.0);
+                stack.pop();
+            }
+        }
+    }
+    Ok(order)
+}
+
+/// A [`Relation`] as a [`ChannelGraph`] over [`ChannelIndex`] ids; hops on
+/// links that do not exist or VCs out of range are dropped (the checker
+/// reports them separately).
+pub struct RelationGraph<'a> {
+    pub rel: &'a Relation,
+    pub idx: ChannelIndex,
+    buf: std::cell::RefCell<Vec<Hop>>,
+}
+
+impl<'a> RelationGraph<'a> {
+    pub fn new(rel: &'a Relation) -> RelationGraph<'a> {
+        RelationGraph {
+            rel,
+            idx: ChannelIndex::new(rel.net, rel.vcs),
+            buf: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+}
+
+impl ChannelGraph for RelationGraph<'_> {
+    fn nodes(&self) -> u32 {
+        self.rel.net.nodes()
+    }
+
+    fn channel_count(&self) -> usize {
+        self.idx.len()
+    }
+
+    fn head(&self, c: usize) -> NodeId {
+        let ch = self.idx.channel(c);
+        self.rel.net.neighbour(ch.node, ch.port).unwrap_or(ch.node)
+    }
+
+    fn next(&self, node: NodeId, from: Option<usize>, dest: NodeId, out: &mut Vec<(usize, bool)>) {
+        let input = match from {
+            None => Input::INJECTED,
+            Some(c) => {
+                let ch = self.idx.channel(c);
+                Input {
+                    port: ch.port,
+                    vc: ch.vc,
+                }
+            }
+        };
+        let mut buf = self.buf.borrow_mut();
+        self.rel.route(node, input, dest, &mut buf);
+        for h in buf.iter() {
+            if h.port == Port::Local
+                || h.vc >= self.rel.vcs
+                || self.rel.net.neighbour(node, h.port).is_none()
+            {
+                continue;
+            }
+            let c = Channel {
+                node,
+                port: h.port,
+                vc: h.vc,
+            };
+            out.push((self.idx.id(c), h.escape));
+        }
     }
 }
 
