@@ -226,6 +226,16 @@ pub struct CheckArgs {
     /// these coordinates, e.g. 1,1.
     #[arg(long, value_name = "COORDS")]
     pub node: Option<String>,
+
+    /// Exploration: drop the dateline virtual channels of torus rings, to see
+    /// the cycle they break (torus only).
+    #[arg(long)]
+    pub no_dateline: bool,
+
+    /// Exploration: drop the escape sub-function of duato or star-channels
+    /// (every VC adaptive), to see the cycle it breaks.
+    #[arg(long)]
+    pub no_escape: bool,
 }
 
 fn parse_on_off(s: &str) -> Result<bool, String> {

@@ -4,12 +4,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use routergen::algo::{self, check, tables, Network, Relation};
+use routergen::algo::{self, check, tables, Knobs, Network, Relation};
 use routergen::cli::{CheckArgs, Cli, Command, Format, ModelArgs};
 use routergen::error::{Error, Result};
 use routergen::model::{self, paper, ModelInput, Technology};
 use routergen::output;
-use routergen::spec::{SpecInput, Topology};
+use routergen::spec::{Algorithm, SpecInput, Topology};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -163,7 +163,23 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode> {
         None => None,
         Some(text) => Some(parse_node(&net, text)?),
     };
-    let rel = Relation::new(algorithm, net, vcs)?;
+    if args.no_dateline && topology != Topology::Torus {
+        return Err(Error::InvalidSpec(format!(
+            "--no-dateline applies to tori, not to a {topology}: only torus rings have \
+             dateline virtual channels"
+        )));
+    }
+    if args.no_escape && !matches!(algorithm, Algorithm::Duato | Algorithm::StarChannels) {
+        return Err(Error::InvalidSpec(format!(
+            "--no-escape applies to duato and star-channels, not to {algorithm}: only \
+             they have an escape sub-function"
+        )));
+    }
+    let knobs = Knobs {
+        dateline: !args.no_dateline,
+        escape: !args.no_escape,
+    };
+    let rel = Relation::with_knobs(algorithm, net, vcs, knobs)?;
     let report = check::check(&rel, true);
     print!("{}", report.to_text());
     if let Some(node) = node {

@@ -115,6 +115,8 @@ fn bad_input_exits_two_with_a_message_and_no_panic() {
             "star-channels",
         ),
         (vec!["--algo", "planar", "--dims", "1"], "planar"),
+        (vec!["--algo", "dor", "--no-dateline"], "--no-dateline"),
+        (vec!["--algo", "dor", "--no-escape"], "--no-escape"),
     ] {
         let o = run(&args);
         let (out, err) = text(&o);
@@ -130,4 +132,33 @@ fn unknown_algorithm_is_a_usage_error() {
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("zigzag"), "{err}");
+}
+
+#[test]
+fn exploration_flags_show_what_each_rule_is_for() {
+    let o = run(&[
+        "--algo",
+        "duato",
+        "--topology",
+        "torus",
+        "--radix",
+        "4",
+        "--no-escape",
+    ]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("cycle"), "{out}");
+    let o = run(&[
+        "--algo",
+        "dor",
+        "--topology",
+        "torus",
+        "--radix",
+        "5",
+        "--no-dateline",
+    ]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let o = run(&["--algo", "dor", "--topology", "torus", "--radix", "5"]);
+    assert_eq!(o.status.code(), Some(0));
 }

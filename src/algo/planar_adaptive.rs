@@ -27,6 +27,14 @@
 //! the second dimension of a plane and dimension n-1 never the first, hence
 //! 3 classes for n >= 3 and 2 for n = 2.
 //!
+//! Found by the checker, not in the papers: with V = 2 on an n >= 3 mesh the
+//! plane class folds onto the increasing class ([`super::VcMap`] maps class c
+//! to VC c mod V) and the relation is still deadlock-free (proved for n = 3
+//! and 4, k = 3 to 5). Sketch: take the lowest dimension q with hops in a
+//! would-be cycle; it needs both q+ and q- hops, and getting from a q+ hop
+//! to a q- hop needs a d_{q+1} hop on the decreasing class, which only a
+//! message already travelling q- takes. `Algorithm::min_vcs` keeps Chien's 3.
+//!
 //! Tori. Chien and Kim define the algorithm for tori too, but neither paper
 //! here gives the torus channel classes. The obvious reading, a dateline
 //! pair (survey §8) for each mesh class, doubling the count to 4 (n = 2) and

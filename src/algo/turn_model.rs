@@ -15,8 +15,15 @@
 //!   until there are none, then adaptively in all positive ones. On a
 //!   hypercube (a 2-ary mesh) a negative hop clears a 1 bit.
 //!
+//! Reading: Glass and Ni's turn-model algorithms may also route
+//! non-minimally (Chien §5.3 calls the turn model "a non-minimal router");
+//! we ship their minimal variants, as LAPSES Figure 7 programs north-last
+//! (its table holds only minimal ports), so the checker claims and proves
+//! minimality for them.
+//!
 //! [`TurnSet`] is the generic 2-D form used to explore the 16 ways; its
-//! relation permits every non-prohibited turn, minimal or not.
+//! relation permits every non-prohibited turn, minimal or not, and the
+//! checker does not claim minimality for it.
 
 use std::fmt;
 

@@ -128,7 +128,9 @@ impl Algorithm {
     ///   Cray T3D). `routergen check` finds the ring cycle with 1 VC for
     ///   k >= 4; on 3-rings minimal paths take one hop per ring, so 1 would do;
     /// - planar-adaptive: 3, or 2 when n = 2 (Chien §5.2 and its footnote 4;
-    ///   survey §6.2 for meshes). On a torus, 8 when n = 2 and 10 when n >= 3:
+    ///   survey §6.2 for meshes; `routergen check` also proves a 2-VC variant
+    ///   on n >= 3 meshes that shares the plane class with the increasing
+    ///   class, see `crate::algo::planar_adaptive`; the published 3 is kept). On a torus, 8 when n = 2 and 10 when n >= 3:
     ///   giving each mesh class a dateline pair (4 and 6) is refuted by
     ///   `routergen check` (a dependency cycle spirals through both dimensions
     ///   of a plane), so the second dimension's classes also record the first
