@@ -311,160 +311,88 @@ pub struct Explored {
     pub escape: Vec<usize>,
 }
 
-struct Checker<'a> {
-    rel: &'a Relation,
-    net: Network,
-    idx: ChannelIndex,
+/// First failure of each kind found while validating hops.
+#[derive(Default)]
+struct Findings {
     invalid: Option<String>,
     dead_end: Option<String>,
     not_minimal: Option<String>,
     no_escape: Option<String>,
 }
 
-impl<'a> Checker<'a> {
-    fn hop_channel(&mut self, node: NodeId, dest: NodeId, h: &Hop) -> Option<(usize, NodeId)> {
-        let net = self.net;
-        let Some(next) = net.neighbour(node, h.port) else {
-            if self.invalid.is_none() {
-                self.invalid = Some(format!(
-                    "at {} toward {}: port {} does not exist",
-                    net.node_name(node),
-                    net.node_name(dest),
-                    h.port
-                ));
-            }
-            return None;
-        };
-        if h.vc >= self.rel.vcs {
-            if self.invalid.is_none() {
-                self.invalid = Some(format!(
-                    "at {} toward {}: vc{} on {} but only {} VCs",
-                    net.node_name(node),
-                    net.node_name(dest),
-                    h.vc,
-                    h.port,
-                    self.rel.vcs
-                ));
-            }
-            return None;
-        }
-        if net.distance(next, dest) + 1 != net.distance(node, dest) && self.not_minimal.is_none() {
-            self.not_minimal = Some(format!(
-                "at {} toward {}: {} vc{} leads to {}, {} hops away instead of {}",
-                net.node_name(node),
-                net.node_name(dest),
-                h.port,
-                h.vc,
-                net.node_name(next),
-                net.distance(next, dest),
-                net.distance(node, dest) - 1
-            ));
-        }
-        let c = Channel {
-            node,
-            port: h.port,
-            vc: h.vc,
-        };
-        Some((self.idx.id(c), next))
-    }
-
-    fn explore(&mut self, dest: NodeId, seen: &mut [u32], buf: &mut Vec<Hop>) -> Explored {
-        let stamp = dest + 1;
-        let mut ex = Explored {
-            states: Vec::new(),
-            arcs: Vec::new(),
-            injected: Vec::new(),
-            escape: Vec::new(),
-        };
-        let escape_based = self.rel.has_escape();
-        let mut hops = Vec::new();
-        for src in 0..self.net.nodes() {
-            if src == dest {
-                continue;
-            }
-            self.rel.route(src, Input::INJECTED, dest, buf);
-            hops.clone_from(buf);
-            self.after(src, dest, None, &hops, escape_based, stamp, seen, &mut ex);
-        }
-        let mut head = 0;
-        while head < ex.states.len() {
-            let id = ex.states[head];
-            head += 1;
-            let c = self.idx.channel(id);
-            let Some(node) = self.net.neighbour(c.node, c.port) else {
-                continue;
-            };
-            if node == dest {
-                continue;
-            }
-            let input = Input {
-                port: c.port,
-                vc: c.vc,
-            };
-            self.rel.route(node, input, dest, buf);
-            hops.clone_from(buf);
-            self.after(
-                node,
-                dest,
-                Some(id),
-                &hops,
-                escape_based,
-                stamp,
-                seen,
-                &mut ex,
-            );
-        }
-        ex
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn after(
+impl Findings {
+    /// Checks the hops a message for `dest` at `node` (arrived on `from`)
+    /// is offered: at least one, escape among them for escape-based
+    /// relations, each on an existing link and VC, each one hop closer.
+    fn validate(
         &mut self,
+        rel: &Relation,
+        idx: &ChannelIndex,
         node: NodeId,
-        dest: NodeId,
         from: Option<usize>,
-        hops: &[Hop],
-        escape_based: bool,
-        stamp: u32,
-        seen: &mut [u32],
-        ex: &mut Explored,
+        dest: NodeId,
+        buf: &mut Vec<Hop>,
     ) {
-        let net = self.net;
-        if hops.is_empty() && self.dead_end.is_none() {
-            self.dead_end = Some(format!(
-                "a message for {} at {} {} is offered no hop",
-                net.node_name(dest),
-                net.node_name(node),
-                match from {
-                    None => "at injection".to_string(),
-                    Some(id) => format!("arriving on {}", channel_name(&net, self.idx.channel(id))),
+        let net = rel.net;
+        let input = match from {
+            None => Input::INJECTED,
+            Some(c) => {
+                let ch = idx.channel(c);
+                Input {
+                    port: ch.port,
+                    vc: ch.vc,
                 }
-            ));
-        }
-        if escape_based && !hops.iter().any(|h| h.escape) && self.no_escape.is_none() {
-            self.no_escape = Some(format!(
-                "a message for {} at {} is offered no escape hop",
+            }
+        };
+        rel.route(node, input, dest, buf);
+        let at = || {
+            let how = match from {
+                None => "at injection".to_string(),
+                Some(c) => format!("arriving on {}", channel_name(&net, idx.channel(c))),
+            };
+            format!(
+                "a message for {} at {} {how}",
                 net.node_name(dest),
                 net.node_name(node)
-            ));
+            )
+        };
+        if buf.is_empty() && self.dead_end.is_none() {
+            self.dead_end = Some(format!("{} is offered no hop", at()));
         }
-        for h in hops {
-            if h.port == Port::Local {
-                continue;
-            }
-            let Some((id, _)) = self.hop_channel(node, dest, h) else {
-                continue;
+        if rel.has_escape() && !buf.iter().any(|h| h.escape) && self.no_escape.is_none() {
+            self.no_escape = Some(format!("{} is offered no escape hop", at()));
+        }
+        for h in buf.iter() {
+            let next = net.neighbour(node, h.port);
+            let problem = if h.port == Port::Local {
+                Some("the local port before its destination".to_string())
+            } else if next.is_none() {
+                Some(format!("port {}, which does not exist", h.port))
+            } else if h.vc >= rel.vcs {
+                Some(format!(
+                    "vc{} on {}, but there are {} VCs",
+                    h.vc, h.port, rel.vcs
+                ))
+            } else {
+                None
             };
-            if h.escape {
-                ex.escape.push(id);
+            if let Some(p) = problem {
+                if self.invalid.is_none() {
+                    self.invalid = Some(format!("{} is offered {p}", at()));
+                }
+                continue;
             }
-            match from {
-                Some(f) => ex.arcs.push((f, id)),
-                None => ex.injected.push(id),
-            }
-            if seen[id] != stamp {
-                seen[id] = stamp;
-                ex.states.push(id);
+            let next = next.unwrap_or(node);
+            let (before, after) = (net.distance(node, dest), net.distance(next, dest));
+            if after + 1 != before && self.not_minimal.is_none() {
+                self.not_minimal = Some(format!(
+                    "{} is offered {} vc{} to {}, {after} hops away instead of {}",
+                    at(),
+                    h.port,
+                    h.vc,
+                    net.node_name(next),
+                    before - 1
+                ));
             }
         }
     }
@@ -475,15 +403,8 @@ impl<'a> Checker<'a> {
 pub fn check(rel: &Relation, with_tables: bool) -> Report {
     let net = rel.net;
     let idx = ChannelIndex::new(net, rel.vcs);
-    let mut ck = Checker {
-        rel,
-        net,
-        idx,
-        invalid: None,
-        dead_end: None,
-        not_minimal: None,
-        no_escape: None,
-    };
+    let graph = RelationGraph::new(rel);
+    let mut ck = Findings::default();
     let mut seen = vec![0u32; idx.len()];
     let mut buf = Vec::new();
     let mut arcs: Vec<(u32, u32)> = Vec::new();
@@ -491,10 +412,17 @@ pub fn check(rel: &Relation, with_tables: bool) -> Report {
     let mut trapped: Option<String> = None;
     let mut reach_x = vec![0u32; idx.len()];
     for dest in 0..net.nodes() {
-        let ex = ck.explore(dest, &mut seen, &mut buf);
-        for &(a, b) in &ex.arcs {
-            arcs.push((a as u32, b as u32));
+        let ex = explore_graph(&graph, dest, &mut seen);
+        for src in (0..net.nodes()).filter(|&s| s != dest) {
+            ck.validate(rel, &idx, src, None, dest, &mut buf);
         }
+        for &c in &ex.states {
+            let node = graph.head(c);
+            if node != dest {
+                ck.validate(rel, &idx, node, Some(c), dest, &mut buf);
+            }
+        }
+        arcs.extend(ex.arcs.iter().map(|&(a, b)| (a as u32, b as u32)));
         if arcs.len() > 1 << 22 {
             arcs.sort_unstable();
             arcs.dedup();
