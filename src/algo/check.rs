@@ -959,6 +959,29 @@ mod tests {
     }
 
     #[test]
+    fn a_turn_set_that_strands_messages_is_not_connected() {
+        use super::super::turn_model::Compass::{North, South, West};
+        use super::super::{Turn, TurnSet};
+        // Forbidding both turns out of west strands a message travelling
+        // west at the west edge: no straight, no turn, no U-turn.
+        let net = Network::new(Topology::Mesh, 2, 3).unwrap();
+        let set = TurnSet::new(&[
+            Turn {
+                from: West,
+                to: North,
+            },
+            Turn {
+                from: West,
+                to: South,
+            },
+        ]);
+        let report = check(&Relation::turns(net, set).unwrap(), false);
+        assert_eq!(report.verdict, Verdict::NotConnected);
+        let why = report.connected.unwrap_err();
+        assert!(why.contains("-x"), "{why}");
+    }
+
+    #[test]
     fn channel_index_round_trips() {
         for (t, k) in [
             (Topology::Mesh, 3),

@@ -11,6 +11,14 @@
 //!   ([`Network::dateline_class`]). A message stays in one class within a
 //!   dimension until it crosses the wraparound link.
 //!
+//! Reading: the Cray T3D (survey §8) instead picks one VC per ring at the
+//! source so that a packet never crosses its VC's dateline and "no traffic
+//! ever switches between virtual channels"; that choice depends on the
+//! source, not only on (node, destination). We take the Dally and Seitz form
+//! above, which switches class once, at the wraparound link, so the relation
+//! stays a function of (node, destination) and the 3^n and full tables can
+//! be compiled from it.
+//!
 //! On a torus with even radix a destination k/2 away takes the plus
 //! direction, so the relation stays deterministic.
 

@@ -11,7 +11,10 @@
 //! relation is deadlock-free when R_1 is connected and its extended channel
 //! dependency graph is acyclic (survey §4.2, Theorem 2), which the checker
 //! tests. Virtual lanes beyond the minimum are adaptive channels, as in the
-//! survey's a_{i,1} ... a_{i,k-1}, b_i split.
+//! survey's a_{i,1} ... a_{i,k-1}, b_i split. The survey's hypercube example
+//! takes the escape dimensions in decreasing order; we use the same
+//! lowest-dimension-first order as [`super::dimension_order`] everywhere
+//! (either order is connected and deadlock-free; survey §5).
 
 use super::{dimension_order, Hop, NodeId, Port, Relation};
 
