@@ -222,8 +222,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "V", allow_negative_numbers = true)]
     pub vcs: Option<i64>,
 
-    /// Also print the economical-storage and meta tables of the router at
-    /// these coordinates, e.g. 1,1.
+    /// Also print the economical-storage, full and meta tables of the router
+    /// at these coordinates, e.g. 1,1.
     #[arg(long, value_name = "COORDS")]
     pub node: Option<String>,
 

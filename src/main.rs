@@ -184,6 +184,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode> {
     print!("{}", report.to_text());
     if let Some(node) = node {
         print!("{}", tables::economical(&rel, node).to_text(&net));
+        print!("{}", tables::full_text(&rel, node));
         print!("{}", tables::meta(&rel, node).to_text(&net));
     }
     Ok(if report.proved() {

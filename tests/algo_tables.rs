@@ -138,6 +138,17 @@ fn row_clusters_leave_only_the_y_port_for_other_rows() {
             let want = if c > row { N } else { S };
             assert_eq!(ports(entry), vec![want], "router {node}, cluster {c}");
         }
+        // The shared entry is an adaptive y channel only: the escape
+        // (dimension-order, x first) channel differs across the row.
+        for (c, entry) in m.cluster.iter().enumerate() {
+            if c != row {
+                assert!(
+                    entry.iter().all(|h| !h.escape),
+                    "router {node}, cluster {c}"
+                );
+            }
+        }
+        assert_eq!(m.escape_lost, 12);
         // Within the row, the entries are the full relation's.
         let table = full(&rel, node);
         for (i, e) in m.sub_cluster.iter().enumerate() {

@@ -225,6 +225,29 @@ pub fn full(rel: &Relation, node: NodeId) -> Vec<Vec<Hop>> {
         .collect()
 }
 
+/// A router's full table as text, one line per destination.
+pub fn full_text(rel: &Relation, node: NodeId) -> String {
+    let net = rel.net;
+    let mut s = String::new();
+    let table = full(rel, node);
+    let _ = writeln!(
+        s,
+        "full table at {} ({} entries, LAPSES §5; * = escape channel):",
+        net.node_name(node),
+        table.len()
+    );
+    for (dest, hops) in table.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "  {:>5} {}: {}",
+            dest,
+            net.node_name(dest as NodeId),
+            hops_text(hops)
+        );
+    }
+    s
+}
+
 /// A router's two-level meta table.
 #[derive(Debug, Clone)]
 pub struct MetaTable {
@@ -241,6 +264,9 @@ pub struct MetaTable {
     pub narrowed: usize,
     /// Destinations for which the cluster entry offers nothing.
     pub unroutable: usize,
+    /// Destinations for which the relation offers an escape channel but the
+    /// cluster entry keeps none (Duato's proof no longer covers them).
+    pub escape_lost: usize,
 }
 
 /// Dimensions that form the sub-cluster id of a 2-level split: the lower
@@ -259,7 +285,7 @@ pub fn meta(rel: &Relation, node: NodeId) -> MetaTable {
     let table = full(rel, node);
     let mut sub_cluster = vec![Vec::new(); per as usize];
     let mut cluster = vec![Vec::new(); clusters as usize];
-    let (mut narrowed, mut unroutable) = (0, 0);
+    let (mut narrowed, mut unroutable, mut escape_lost) = (0, 0, 0);
     for c in 0..clusters {
         let members: Vec<NodeId> = (c * per..(c + 1) * per).collect();
         if c == own {
@@ -272,11 +298,15 @@ pub fn meta(rel: &Relation, node: NodeId) -> MetaTable {
         for &m in &members[1..] {
             common.retain(|h| table[m as usize].contains(h));
         }
+        let common_escape = common.iter().any(|h| h.escape);
         for &m in &members {
             if common.is_empty() {
                 unroutable += 1;
             } else if common.len() < table[m as usize].len() {
                 narrowed += 1;
+            }
+            if !common_escape && table[m as usize].iter().any(|h| h.escape) {
+                escape_lost += 1;
             }
         }
         cluster[c as usize] = common;
@@ -288,6 +318,7 @@ pub fn meta(rel: &Relation, node: NodeId) -> MetaTable {
         cluster,
         narrowed,
         unroutable,
+        escape_lost,
     }
 }
 
@@ -334,6 +365,9 @@ pub struct Sizes {
     pub meta_narrowed: usize,
     /// Router/destination pairs the meta table cannot route at all.
     pub meta_unroutable: usize,
+    /// Router/destination pairs whose cluster entry drops every escape
+    /// channel the relation offers.
+    pub meta_escape_lost: usize,
     pub pairs: usize,
 }
 
@@ -343,8 +377,16 @@ impl Sizes {
             None => "well-defined at every router".to_string(),
             Some(c) => format!("NOT well-defined: {c}"),
         };
+        let escape = if self.meta_escape_lost > 0 {
+            format!(
+                ", and drop every escape channel for {}",
+                self.meta_escape_lost
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "routing tables per router (LAPSES §5, Table 5): economical storage {} entries ({es}); full table {} entries; 2-level meta table {} + {} = {} entries (cluster entries narrow the outputs for {} and lose all of them for {} of {} router/destination pairs)",
+            "routing tables per router (LAPSES §5, Table 5): economical storage {} entries ({es}); full table {} entries; 2-level meta table {} + {} = {} entries (cluster entries narrow the outputs for {} and lose all of them for {}{escape} of {} router/destination pairs)",
             self.economical,
             self.full,
             self.meta_sub,
@@ -360,7 +402,7 @@ impl Sizes {
 pub fn sizes(rel: &Relation) -> Sizes {
     let net = rel.net;
     let mut conflict = None;
-    let (mut narrowed, mut unroutable) = (0, 0);
+    let (mut narrowed, mut unroutable, mut escape_lost) = (0, 0, 0);
     let mut meta_sub = 0;
     let mut meta_clusters = 0;
     for node in 0..net.nodes() {
@@ -370,6 +412,7 @@ pub fn sizes(rel: &Relation) -> Sizes {
         let m = meta(rel, node);
         narrowed += m.narrowed;
         unroutable += m.unroutable;
+        escape_lost += m.escape_lost;
         meta_sub = m.sub_cluster.len();
         meta_clusters = m.cluster.len();
     }
@@ -382,6 +425,7 @@ pub fn sizes(rel: &Relation) -> Sizes {
         meta_clusters,
         meta_narrowed: narrowed,
         meta_unroutable: unroutable,
+        meta_escape_lost: escape_lost,
         pairs: nodes * (nodes - 1),
     }
 }
