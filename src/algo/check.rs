@@ -163,7 +163,9 @@ pub enum Verdict {
     Invalid,
     NotConnected,
     NotMinimal,
-    /// The dependency graph (or extended graph) has a cycle.
+    /// The dependency graph (or the extended graph of the escape
+    /// sub-function) has a cycle: deadlock possible for a deterministic
+    /// relation, not excluded for an adaptive one.
     DeadlockPossible,
 }
 
@@ -280,11 +282,11 @@ impl Report {
             Verdict::NotMinimal => "not proved: the relation is not minimal, as its paper claims",
             Verdict::DeadlockPossible => {
                 if self.escape.is_some() {
-                    "deadlock possible: the extended dependency graph of the escape sub-function has a cycle"
+                    "not proved, deadlock not excluded: the extended dependency graph of the escape sub-function has a cycle (Duato's condition fails for this sub-function)"
                 } else if self.deterministic {
-                    "deadlock possible: the channel dependency graph of a deterministic relation has a cycle"
+                    "deadlock possible: the channel dependency graph of a deterministic relation has a cycle (survey §4.2 Theorem 1 is necessary and sufficient here)"
                 } else {
-                    "deadlock possible (not proved): the channel dependency graph has a cycle and there is no escape sub-function"
+                    "not proved, deadlock not excluded: the channel dependency graph has a cycle, and without an escape sub-function an acyclic graph is the only proof the checker has"
                 }
             }
         };
