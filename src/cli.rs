@@ -52,12 +52,13 @@ pub enum Command {
     /// Seitz); for escape-based algorithms (duato, star-channels) builds Duato's
     /// extended dependency graph of the escape sub-function instead. Also checks
     /// that every source reaches every destination and that every permitted hop
-    /// is minimal, and prints the routing-table sizes (LAPSES §5). When deadlock
-    /// is possible it prints one dependency cycle as a list of channels.
+    /// is minimal, and prints the routing-table sizes (LAPSES §5). When the
+    /// proof fails on a dependency cycle it prints the cycle as a list of
+    /// channels.
     ///
     /// Exit status: 0 when the relation is proved (deadlock-free, connected,
-    /// minimal); 1 when it is not (deadlock possible, not connected, or not
-    /// minimal); 2 for bad arguments.
+    /// minimal); 1 when it is not (a dependency cycle, so deadlock is possible
+    /// or not excluded; not connected; or not minimal); 2 for bad arguments.
     Check(CheckArgs),
 }
 

@@ -9,6 +9,22 @@
 //! from it ([`tables`]), the deadlock checker proves it ([`check`]), and the
 //! network simulators ask it whether a hop was legal.
 //!
+//! ```
+//! use routergen::algo::{check, Input, Network, Relation};
+//! use routergen::spec::{Algorithm, Topology};
+//!
+//! let net = Network::new(Topology::Mesh, 2, 4).unwrap();
+//! let duato = Relation::new(Algorithm::Duato, net, 2).unwrap();
+//! let (src, dst) = (net.node_at(&[0, 0]), net.node_at(&[2, 3]));
+//! // Per hop: the permitted (port, VC) pairs, escape channels flagged.
+//! let hops = duato.hops(src, Input::INJECTED, dst);
+//! assert!(hops.iter().any(|h| h.escape));
+//! // A scoreboard's question: was this hop legal?
+//! assert!(duato.permits(src, Input::INJECTED, dst, hops[0].port, hops[0].vc));
+//! // The proof.
+//! assert!(check::check(&duato, false).proved());
+//! ```
+//!
 //! Nodes are numbered in row-major order with dimension 0 varying fastest:
 //! `node = sum(coord[d] * radix^d)`. A hypercube is the binary n-cube, i.e. a
 //! 2-ary mesh (survey §2): a node whose bit d is 0 has a `+d` link in
