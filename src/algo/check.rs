@@ -688,11 +688,20 @@ pub fn extended_dependency_graph<G: ChannelGraph>(g: &G) -> Result<ExtendedGraph
     let mut adj = vec![0u64; members.len() * words];
     let mut r1_x = vec![u32::MAX; n];
     let mut local = vec![u32::MAX; n];
+    // Position of each channel among this destination's R_1 channels: the
+    // reach sets are bitsets over those, far fewer than C_1.
+    let mut r1_pos = vec![0u32; n];
     for dest in 0..g.nodes() {
         let ex = explore_graph(g, dest, &mut seen);
+        let mut r1_list: Vec<usize> = Vec::new();
         for &e in &ex.escape {
-            r1_x[e] = dest;
+            if r1_x[e] != dest {
+                r1_x[e] = dest;
+                r1_pos[e] = r1_list.len() as u32;
+                r1_list.push(e);
+            }
         }
+        let wx = r1_list.len().div_ceil(64).max(1);
         for (i, &s) in ex.states.iter().enumerate() {
             local[s] = i as u32;
         }
@@ -714,17 +723,17 @@ pub fn extended_dependency_graph<G: ChannelGraph>(g: &G) -> Result<ExtendedGraph
                 ex.states[state]
             )
         })?;
-        let mut reach = vec![0u64; ex.states.len() * words];
-        let mut tmp = vec![0u64; words];
+        let mut reach = vec![0u64; ex.states.len() * wx];
+        let mut tmp = vec![0u64; wx];
         for &i in &order {
             tmp.iter_mut().for_each(|w| *w = 0);
             for &j in succ.row(i) {
                 if is_r1(j) {
-                    let k = c1[ex.states[j]] as usize;
+                    let k = r1_pos[ex.states[j]] as usize;
                     tmp[k / 64] |= 1 << (k % 64);
                 } else {
-                    for w in 0..words {
-                        tmp[w] |= reach[j * words + w];
+                    for w in 0..wx {
+                        tmp[w] |= reach[j * wx + w];
                     }
                 }
             }
@@ -733,12 +742,17 @@ pub fn extended_dependency_graph<G: ChannelGraph>(g: &G) -> Result<ExtendedGraph
             let si = ex.states[i];
             if c1[si] != u32::MAX {
                 let row = c1[si] as usize * words;
-                for w in 0..words {
-                    adj[row + w] |= tmp[w];
+                for (w, &word) in tmp.iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        let k = c1[r1_list[w * 64 + bits.trailing_zeros() as usize]] as usize;
+                        adj[row + k / 64] |= 1 << (k % 64);
+                        bits &= bits - 1;
+                    }
                 }
             }
             if !is_r1(i) {
-                reach[i * words..(i + 1) * words].copy_from_slice(&tmp);
+                reach[i * wx..(i + 1) * wx].copy_from_slice(&tmp);
             }
         }
         for &s in &ex.states {

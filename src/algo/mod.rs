@@ -151,6 +151,8 @@ pub struct Network {
     pub topology: Topology,
     pub dims: u32,
     pub radix: u32,
+    /// radix^d for d = 0..=dims (coordinates are on every hot path).
+    stride: [u32; 33],
 }
 
 impl Network {
@@ -180,15 +182,21 @@ impl Network {
                 "a {radix}-ary {dims}-dimensional {topology} has more than {MAX_NODES} nodes"
             )));
         }
+        let mut stride = [0u32; 33];
+        stride[0] = 1;
+        for d in 1..=dims as usize {
+            stride[d] = stride[d - 1] * radix;
+        }
         Ok(Network {
             topology,
             dims,
             radix,
+            stride,
         })
     }
 
     pub fn nodes(&self) -> u32 {
-        self.radix.pow(self.dims)
+        self.stride[self.n()]
     }
 
     pub fn n(&self) -> usize {
@@ -200,7 +208,7 @@ impl Network {
     }
 
     pub fn coord(&self, node: NodeId, dim: usize) -> u32 {
-        (node / self.radix.pow(dim as u32)) % self.radix
+        (node / self.stride[dim]) % self.radix
     }
 
     pub fn coords(&self, node: NodeId) -> Vec<u32> {
@@ -258,7 +266,7 @@ impl Network {
         }
         let c = self.coord(node, d);
         let k = self.radix;
-        let step = k.pow(d as u32);
+        let step = self.stride[d];
         let next = match (dir, self.is_torus()) {
             (Dir::Plus, _) if c + 1 < k => c + 1,
             (Dir::Plus, true) => 0,
