@@ -234,7 +234,7 @@ fn every_shipped_algorithm_is_proved_with_its_minimum_and_with_lanes() {
 }
 
 // min_vcs is the least V at which our relation keeps its classes apart
-// (for Duato on a 2-D torus, Quaglia et al. §2 also give three);
+// (for Duato on a 2-D torus, Quaglia et al. §3 also give three);
 // one fewer merges two classes, and the checker finds the cycle (on rings
 // long enough to hold one: a 3-ring is never used twice in a row).
 #[test]

@@ -144,7 +144,7 @@ impl Algorithm {
     ///   extended dependency graph) and finds a cycle with 2;
     /// - Duato: one adaptive plus the escape sub-network's channels: 2 on
     ///   meshes and hypercubes (LAPSES §2.3), 3 on a torus (dateline escape;
-    ///   Quaglia et al. §2: "at least three virtual channels" on a 2-D torus);
+    ///   Quaglia et al. §3: "at least three virtual channels" on a 2-D torus);
     ///   `routergen check` proves these and finds a cycle with one fewer.
     pub fn min_vcs(self, topology: Topology, dims: u32) -> u32 {
         use Algorithm::*;
