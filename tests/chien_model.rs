@@ -45,23 +45,33 @@ fn model(
     evaluate(&input, &Technology::chien())
 }
 
+/// The rows of a figure's table: from its header line to its caption.
+fn figure_rows(header: &str, caption: &str) -> Vec<Vec<String>> {
+    let text = paper(PAPER);
+    let start = text
+        .find(header)
+        .unwrap_or_else(|| panic!("{header:?} not in the paper"));
+    let end = text
+        .find(caption)
+        .unwrap_or_else(|| panic!("{caption:?} not in the paper"));
+    text[start..end]
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').map(|c| c.trim().to_string()).collect())
+        .collect()
+}
+
 /// Figure 10 as printed: the dimensions of its header row, then each
 /// router's name and gate counts.
 fn figure_10() -> (Vec<u32>, Vec<(String, Vec<u32>)>) {
-    let text = paper(PAPER);
-    let start = text
-        .find("Routing Algorithm\tNetwork Dimension")
-        .expect("Figure 10 header");
-    let end = text.find("Figure 10:").expect("Figure 10 caption");
     let mut dims = Vec::new();
     let mut rows = Vec::new();
-    for line in text[start..end].lines() {
-        let cells: Vec<&str> = line.split('\t').collect();
+    for cells in figure_rows("Routing Algorithm\tNetwork Dimension", "Figure 10:") {
         let numbers: Vec<u32> = cells[1..]
             .iter()
-            .filter_map(|c| c.trim().replace(',', "").parse().ok())
+            .filter_map(|c| c.replace(',', "").parse().ok())
             .collect();
-        match cells[0].trim() {
+        match cells[0].as_str() {
             _ if numbers.len() != 5 => {}
             "" => dims = numbers,
             name => rows.push((name.to_string(), numbers)),
@@ -92,15 +102,9 @@ fn figure_10_is_reproduced_exactly() {
 
 /// Figure 9's rows as printed: (router, n or None for "any", setup, fc).
 fn figure_9() -> Vec<(String, Option<u32>, f64, f64)> {
-    let text = paper(PAPER);
-    let start = text
-        .find("Router\tn\tSetup Delay\tFC Cycle")
-        .expect("Figure 9 header");
-    let end = text.find("Figure 9:").expect("Figure 9 caption");
     let mut router = String::new();
     let mut rows = Vec::new();
-    for line in text[start..end].lines().skip(1) {
-        let cells: Vec<&str> = line.split('\t').collect();
+    for cells in figure_rows("Router\tn\tSetup Delay\tFC Cycle", "Figure 9:") {
         if cells.len() != 4 {
             continue;
         }
@@ -115,7 +119,7 @@ fn figure_9() -> Vec<(String, Option<u32>, f64, f64)> {
                 .unwrap()
         };
         let n = cells[1].trim().parse().ok();
-        rows.push((router.clone(), n, ns(cells[2]), ns(cells[3])));
+        rows.push((router.clone(), n, ns(&cells[2]), ns(&cells[3])));
     }
     rows
 }
