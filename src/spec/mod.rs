@@ -14,7 +14,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use algorithm::{Adaptivity, Algorithm, Datapath, Organization};
-use names::{named_enum, one_of, Named};
+use names::{named_enum, one_of};
 
 use crate::error::{Error, Result};
 
@@ -520,7 +520,7 @@ impl RouterSpec {
         };
         format!(
             "router_{}_{}_v{}_w{}",
-            self.algorithm.name().replace('-', "_"),
+            self.algorithm.to_string().replace('-', "_"),
             topo,
             self.vcs,
             self.flit_width
@@ -530,25 +530,6 @@ impl RouterSpec {
     /// The spec as TOML; reading it back gives the same spec.
     pub fn to_toml(&self) -> String {
         toml::to_string(self).expect("a RouterSpec always serializes")
-    }
-
-    /// The spec as a [`SpecInput`] with every field set.
-    pub fn to_input(&self) -> SpecInput {
-        SpecInput {
-            topology: Some(self.topology),
-            dims: Some(self.dims as i64),
-            radix: Some(self.radix as i64),
-            algorithm: Some(self.algorithm),
-            ports: Some(self.ports as i64),
-            vcs: Some(self.vcs as i64),
-            flit_width: Some(self.flit_width as i64),
-            buffer_depth: Some(self.buffer_depth as i64),
-            addressing: Some(self.addressing),
-            lookahead: Some(self.lookahead),
-            path_selection: Some(self.path_selection),
-            table: Some(self.table),
-            flow_control: Some(self.flow_control),
-        }
     }
 
     /// `key = value` lines, with `(default)` after the values the user left out.
@@ -579,9 +560,4 @@ impl RouterSpec {
             })
             .collect()
     }
-}
-
-/// Every name the spec accepts for `T`, for help texts.
-pub fn allowed<T: Named>() -> String {
-    T::allowed()
 }
