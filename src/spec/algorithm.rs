@@ -76,13 +76,6 @@ impl Algorithm {
         }
     }
 
-    pub fn is_turn_model(self) -> bool {
-        matches!(
-            self,
-            Algorithm::NegativeFirst | Algorithm::WestFirst | Algorithm::NorthLast
-        )
-    }
-
     /// Whether the algorithm is defined on `topology` with `dims` dimensions;
     /// `Err` carries the reason, for the user.
     pub fn supports(self, topology: Topology, dims: u32) -> Result<(), String> {
