@@ -162,3 +162,41 @@ fn exploration_flags_show_what_each_rule_is_for() {
     let o = run(&["--algo", "dor", "--topology", "torus", "--radix", "5"]);
     assert_eq!(o.status.code(), Some(0));
 }
+
+// The README quotes two `routergen check` outputs; they must stay what the
+// binary prints.
+#[test]
+fn the_readme_quotes_current_check_output() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let quoted = |marker: &str| -> String {
+        let start = readme.find(marker).expect("README quotes it") + marker.len();
+        let start = start + readme[start..].find("```\n").unwrap() + 4;
+        readme[start..start + readme[start..].find("```").unwrap()].to_string()
+    };
+    let (out, _) = text(&run(&[
+        "--algo",
+        "dor",
+        "--topology",
+        "torus",
+        "--radix",
+        "4",
+        "--vcs",
+        "1",
+    ]));
+    assert_eq!(
+        quoted("`routergen check --algo dor --topology torus --radix 4 --vcs 1` prints:"),
+        out
+    );
+    let (out, _) = text(&run(&[
+        "--algo",
+        "north-last",
+        "--radix",
+        "3",
+        "--node",
+        "1,1",
+    ]));
+    let table = quoted("`routergen check --algo north-last --radix 3 --node 1,1` prints LAPSES");
+    assert!(out.contains(&table), "{table}");
+    assert!(table.contains("(+,-)  +x vc0, -y vc0"), "{table}");
+}
