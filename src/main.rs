@@ -178,6 +178,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode> {
     let knobs = Knobs {
         dateline: !args.no_dateline,
         escape: !args.no_escape,
+        ..Knobs::default()
     };
     let rel = Relation::with_knobs(algorithm, net, vcs, knobs)?;
     let report = check::check(&rel, true);

@@ -288,3 +288,33 @@ fn planar_adaptive_on_higher_dimensional_meshes_is_proved_with_two_vcs() {
     let rel = Relation::new(Algorithm::PlanarAdaptive, net(Topology::Mesh, 3, 3), 1).unwrap();
     assert_eq!(check(&rel, false).verdict, Verdict::DeadlockPossible);
 }
+
+// The obvious torus reading of planar-adaptive routing, a dateline pair for
+// each mesh class (4 VCs in 2-D), is refuted: a cycle spirals through both
+// dimensions of the plane (src/algo/planar_adaptive.rs). Recording the
+// first dimension's dateline phase in the second dimension's classes fixes
+// it.
+#[test]
+fn planar_adaptive_torus_needs_the_plane_phase() {
+    for k in [4, 5] {
+        let network = net(Topology::Torus, 2, k);
+        let knobs = Knobs {
+            plane_phase: false,
+            ..Knobs::default()
+        };
+        let rel = Relation::with_knobs(Algorithm::PlanarAdaptive, network, 4, knobs).unwrap();
+        assert_eq!(rel.classes_needed(), 4);
+        let report = check(&rel, false);
+        let cycle = deadlock(&report);
+        assert_genuine_cycle(&rel, cycle);
+        // The spiral uses both dimensions.
+        let dims: Vec<u8> = cycle
+            .iter()
+            .filter_map(|c| match c.port {
+                Port::Link { dim, .. } => Some(dim),
+                Port::Local => None,
+            })
+            .collect();
+        assert!(dims.contains(&0) && dims.contains(&1), "{cycle:?}");
+    }
+}

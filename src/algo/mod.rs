@@ -421,6 +421,10 @@ pub struct Knobs {
     /// The escape sub-function of *-channels and Duato; without it every
     /// virtual channel is adaptive.
     pub escape: bool,
+    /// Planar-adaptive on tori: the second dimension's classes also record
+    /// the first dimension's dateline phase. Without it each mesh class just
+    /// gets a dateline pair, the reading the checker refutes.
+    pub plane_phase: bool,
 }
 
 impl Default for Knobs {
@@ -428,6 +432,7 @@ impl Default for Knobs {
         Knobs {
             dateline: true,
             escape: true,
+            plane_phase: true,
         }
     }
 }
@@ -611,7 +616,10 @@ fn class_layout(algorithm: Algorithm, net: &Network, knobs: Knobs) -> (Vec<usize
     let ring = if dateline { 2 } else { 1 };
     match algorithm {
         Algorithm::DimensionOrder => (vec![ring; n], None),
-        Algorithm::PlanarAdaptive => (planar_adaptive::classes_per_dim(n, ring), None),
+        Algorithm::PlanarAdaptive => {
+            let phases = planar_adaptive::phases(ring, knobs);
+            (planar_adaptive::classes_per_dim(n, ring, phases), None)
+        }
         Algorithm::WestFirst | Algorithm::NorthLast | Algorithm::NegativeFirst => {
             (vec![1; n], None)
         }

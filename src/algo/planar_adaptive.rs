@@ -56,16 +56,27 @@
 
 use super::{Dir, Hop, NodeId, Port, Relation};
 
-/// Number of channel classes of each dimension; `ring` is 2 with dateline
-/// classes on a torus, else 1.
-pub fn classes_per_dim(n: usize, ring: usize) -> Vec<usize> {
+/// Number of channel classes of each dimension: `ring` is 2 with dateline
+/// classes on a torus, else 1; `phases` is 2 when the second dimension's
+/// classes record the first dimension's dateline phase, else 1.
+pub fn classes_per_dim(n: usize, ring: usize, phases: usize) -> Vec<usize> {
     (0..n)
         .map(|d| {
-            let second = if d >= 1 { 2 * ring * ring } else { 0 };
+            let second = if d >= 1 { 2 * ring * phases } else { 0 };
             let first = if d + 1 < n { ring } else { 0 };
             second + first
         })
         .collect()
+}
+
+/// 2 when the second dimension's classes record the first dimension's
+/// dateline phase (tori, unless the knob turns it off), else 1.
+pub fn phases(ring: usize, knobs: super::Knobs) -> usize {
+    if ring == 2 && knobs.plane_phase {
+        2
+    } else {
+        1
+    }
 }
 
 fn ring(rel: &Relation) -> usize {
@@ -89,10 +100,16 @@ fn second_class(
 ) -> usize {
     let net = &rel.net;
     let s = usize::from(first_dir == Some(Dir::Minus));
-    if ring(rel) == 2 {
-        let phase = net.dateline_class(node, dest, dim - 1, first_dir.unwrap_or(Dir::Plus));
+    let r = ring(rel);
+    if r == 2 {
+        let phases = phases(r, rel.knobs);
+        let phase = if phases == 2 {
+            net.dateline_class(node, dest, dim - 1, first_dir.unwrap_or(Dir::Plus))
+        } else {
+            0
+        };
         let own = net.dateline_class(node, dest, dim, dir);
-        s * 4 + phase * 2 + own
+        (s * phases + phase) * 2 + own
     } else {
         s
     }
@@ -102,7 +119,11 @@ fn second_class(
 /// second-dimension classes, its dateline class on a torus.
 fn first_class(rel: &Relation, node: NodeId, dest: NodeId, dim: usize, dir: Dir) -> usize {
     let r = ring(rel);
-    let base = if dim >= 1 { 2 * r * r } else { 0 };
+    let base = if dim >= 1 {
+        2 * r * phases(r, rel.knobs)
+    } else {
+        0
+    };
     if r == 2 {
         base + rel.net.dateline_class(node, dest, dim, dir)
     } else {
@@ -138,12 +159,12 @@ mod tests {
     #[test]
     fn class_counts_match_chien_section_5_2() {
         // Chien §5.2: three VCs; footnote 4: two when n = 2.
-        assert_eq!(classes_per_dim(2, 1).into_iter().max(), Some(2));
-        assert_eq!(classes_per_dim(3, 1).into_iter().max(), Some(3));
-        assert_eq!(classes_per_dim(5, 1).into_iter().max(), Some(3));
+        assert_eq!(classes_per_dim(2, 1, 1).into_iter().max(), Some(2));
+        assert_eq!(classes_per_dim(3, 1, 1).into_iter().max(), Some(3));
+        assert_eq!(classes_per_dim(5, 1, 1).into_iter().max(), Some(3));
         // Tori, our reading (module comment): 8 for n = 2, 10 beyond.
-        assert_eq!(classes_per_dim(2, 2).into_iter().max(), Some(8));
-        assert_eq!(classes_per_dim(3, 2).into_iter().max(), Some(10));
+        assert_eq!(classes_per_dim(2, 2, 2).into_iter().max(), Some(8));
+        assert_eq!(classes_per_dim(3, 2, 2).into_iter().max(), Some(10));
     }
 
     #[test]
