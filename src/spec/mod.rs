@@ -419,7 +419,9 @@ fn vc_reason(a: Algorithm, t: Topology, dims: u32) -> String {
                 ""
             },
             if t == Topology::Torus {
-                "; a torus needs a dateline pair for each"
+                "; on a torus a dateline pair for each is not enough (routergen check finds \
+                 a cycle): the second dimension of a plane also needs its classes split by \
+                 the first dimension's dateline phase, 8 VCs for n = 2 and 10 beyond"
             } else {
                 ""
             }
