@@ -53,7 +53,7 @@ impl Error {
             path: path.to_path_buf(),
             line,
             column,
-            message: err.message().trim().to_string(),
+            message: err.message().trim().replace('\n', "; "),
         }
     }
 }

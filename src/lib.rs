@@ -4,6 +4,7 @@
 //! Data flows one way: a [`spec::RouterSpec`] (validated) is costed by the
 //! [`model`] (Chien's cost and speed model) and written out by [`output`].
 
+pub mod algo;
 pub mod blocks;
 pub mod cli;
 pub mod error;

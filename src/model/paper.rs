@@ -93,8 +93,19 @@ pub fn tables(tech: &Technology) -> String {
         "router", "n", "setup", "flow-control cycle"
     );
     for (r, (_, _, title)) in ROUTERS.iter().enumerate() {
-        for (j, n) in DIMS.iter().enumerate() {
-            let m = model(tech, r, *n);
+        let models: Vec<_> = DIMS.iter().map(|n| model(tech, r, *n)).collect();
+        // Like the paper, one row for "any" n where n changes nothing.
+        let same = models.iter().all(|m| m.delay_ns == models[0].delay_ns);
+        for (j, m) in models
+            .iter()
+            .enumerate()
+            .take(if same { 1 } else { DIMS.len() })
+        {
+            let n = if same {
+                "any".to_string()
+            } else {
+                DIMS[j].to_string()
+            };
             let (ps, pf) = FIGURE_9[r][j];
             let cell =
                 |model: f64, paper: f64| format!("{model:.3} / {paper:.2} ({:+.3})", model - paper);

@@ -76,13 +76,6 @@ impl Algorithm {
         }
     }
 
-    pub fn is_turn_model(self) -> bool {
-        matches!(
-            self,
-            Algorithm::NegativeFirst | Algorithm::WestFirst | Algorithm::NorthLast
-        )
-    }
-
     /// Whether the algorithm is defined on `topology` with `dims` dimensions;
     /// `Err` carries the reason, for the user.
     pub fn supports(self, topology: Topology, dims: u32) -> Result<(), String> {
@@ -124,17 +117,28 @@ impl Algorithm {
 
     /// Minimum virtual channels per physical channel for deadlock freedom.
     ///
-    /// - dimension order: 1, but 2 on a torus (dateline VCs; survey §5 and §8, Cray T3D);
+    /// - dimension order: 1, but 2 on a torus (dateline VCs; survey §5 and §8,
+    ///   Cray T3D). `routergen check` finds the ring cycle with 1 VC for
+    ///   k >= 4; on 3-rings minimal paths take one hop per ring, so 1 would do;
     /// - planar-adaptive: 3, or 2 when n = 2 (Chien §5.2 and its footnote 4;
-    ///   survey §6.2 for meshes). On a torus each class needs a dateline pair,
-    ///   doubling the count: our reading, checked by `routergen check`;
+    ///   survey §6.2 for meshes; `routergen check` also proves a 2-VC variant
+    ///   on n >= 3 meshes that shares the plane class with the increasing
+    ///   class, see `crate::algo::planar_adaptive`; the published 3 is kept). On a torus, 8 when n = 2 and 10 when n >= 3:
+    ///   giving each mesh class a dateline pair (4 and 6) is refuted by
+    ///   `routergen check` (a dependency cycle spirals through both dimensions
+    ///   of a plane), so the second dimension's classes also record the first
+    ///   dimension's dateline phase (see `crate::algo::planar_adaptive`); the
+    ///   checker proves that relation;
     /// - turn model: none beyond the one (Chien §5.3);
     /// - *-channels: two dateline escape (star) channels plus one adaptive
     ///   channel per direction. The survey (§6.1) counts five per bidirectional
     ///   link; with the same V on every channel that rounds up to 3. Chien's
-    ///   cost model (§5.4) assumes V = 2;
+    ///   cost model (§5.4) assumes V = 2. `routergen check` proves 3 (Duato's
+    ///   extended dependency graph) and finds a cycle with 2;
     /// - Duato: one adaptive plus the escape sub-network's channels: 2 on
-    ///   meshes and hypercubes (LAPSES §2.3), 3 on a torus (dateline escape).
+    ///   meshes and hypercubes (LAPSES §2.3), 3 on a torus (dateline escape;
+    ///   Quaglia et al. §3: "at least three virtual channels" on a 2-D torus);
+    ///   `routergen check` proves these and finds a cycle with one fewer.
     pub fn min_vcs(self, topology: Topology, dims: u32) -> u32 {
         use Algorithm::*;
         let torus = topology == Topology::Torus;
@@ -146,14 +150,12 @@ impl Algorithm {
                     1
                 }
             }
-            PlanarAdaptive => {
-                let mesh = if dims == 2 { 2 } else { 3 };
-                if torus {
-                    2 * mesh
-                } else {
-                    mesh
-                }
-            }
+            PlanarAdaptive => match (torus, dims) {
+                (false, 2) => 2,
+                (false, _) => 3,
+                (true, 2) => 8,
+                (true, _) => 10,
+            },
             NegativeFirst | WestFirst | NorthLast => 1,
             StarChannels => 3,
             Duato => {
@@ -223,6 +225,8 @@ mod tests {
     fn vc_minimums_follow_the_papers() {
         assert_eq!(Algorithm::PlanarAdaptive.min_vcs(Topology::Mesh, 3), 3);
         assert_eq!(Algorithm::PlanarAdaptive.min_vcs(Topology::Mesh, 2), 2);
+        assert_eq!(Algorithm::PlanarAdaptive.min_vcs(Topology::Torus, 2), 8);
+        assert_eq!(Algorithm::PlanarAdaptive.min_vcs(Topology::Torus, 3), 10);
         assert_eq!(Algorithm::DimensionOrder.min_vcs(Topology::Mesh, 3), 1);
         assert_eq!(Algorithm::DimensionOrder.min_vcs(Topology::Torus, 3), 2);
         assert_eq!(Algorithm::Duato.min_vcs(Topology::Mesh, 2), 2);

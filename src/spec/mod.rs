@@ -14,7 +14,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use algorithm::{Adaptivity, Algorithm, Datapath, Organization};
-use names::{named_enum, one_of, Named};
+use names::{named_enum, one_of};
 
 use crate::error::{Error, Result};
 
@@ -187,7 +187,7 @@ impl SpecInput {
         } else {
             MAX_DIMS
         };
-        let dims = in_range("dims", "--dims", dims, 1, max_dims as i64, "dimensions n")?;
+        let dims = in_range("--dims", dims, 1, max_dims as i64, "dimensions n")?;
 
         let default_radix = if topology == Topology::Hypercube {
             2
@@ -212,7 +212,6 @@ impl SpecInput {
                 ))
             }
             _ => in_range(
-                "radix",
                 "--radix",
                 radix,
                 2,
@@ -244,7 +243,6 @@ impl SpecInput {
         let vcs = self.vcs.unwrap_or(min_vcs as i64);
         pick("vcs", self.vcs.is_some());
         let vcs = in_range(
-            "vcs",
             "--vcs",
             vcs,
             1,
@@ -292,7 +290,6 @@ impl SpecInput {
         let buffer_depth = self.buffer_depth.unwrap_or(4);
         pick("buffer_depth", self.buffer_depth.is_some());
         let buffer_depth = in_range(
-            "buffer_depth",
             "--depth",
             buffer_depth,
             1,
@@ -368,13 +365,17 @@ impl SpecInput {
         };
         let header = spec.header_bits();
         if header > flit_width {
+            let wide_enough: Vec<u32> = FLIT_WIDTHS.into_iter().filter(|&w| w >= header).collect();
             return Err(Error::invalid(format!(
                 "--flit-width {flit_width} is too narrow for the head flit: {} addressing \
-                 on a {radix}-ary {dims}-D {topology}{} takes {header} bits; allowed: a \
-                 width of at least {header} bits from {}",
+                 on a {radix}-ary {dims}-D {topology}{} takes {header} bits; allowed: {}",
                 addressing,
                 if lookahead { " with look-ahead" } else { "" },
-                one_of(&FLIT_WIDTHS)
+                if wide_enough.is_empty() {
+                    "none of the supported widths; lower --radix or --dims".to_string()
+                } else {
+                    format!("--flit-width {}", one_of(&wide_enough))
+                }
             )));
         }
         Ok(Resolved { spec, defaulted })
@@ -382,7 +383,7 @@ impl SpecInput {
 }
 
 /// Checks `value` lies in `lo..=hi`; the message names the flag and the range.
-fn in_range(_field: &str, flag: &str, value: i64, lo: i64, hi: i64, what: &str) -> Result<u32> {
+fn in_range(flag: &str, value: i64, lo: i64, hi: i64, what: &str) -> Result<u32> {
     if value < lo || value > hi {
         return Err(Error::invalid(format!(
             "{flag} {value} is out of range: {what} must be from {lo} to {hi}"
@@ -418,7 +419,9 @@ fn vc_reason(a: Algorithm, t: Topology, dims: u32) -> String {
                 ""
             },
             if t == Topology::Torus {
-                "; a torus needs a dateline pair for each"
+                "; on a torus a dateline pair for each is not enough (routergen check finds \
+                 a cycle): the second dimension of a plane also needs its classes split by \
+                 the first dimension's dateline phase, 8 VCs for n = 2 and 10 beyond"
             } else {
                 ""
             }
@@ -519,7 +522,7 @@ impl RouterSpec {
         };
         format!(
             "router_{}_{}_v{}_w{}",
-            self.algorithm.name().replace('-', "_"),
+            self.algorithm.to_string().replace('-', "_"),
             topo,
             self.vcs,
             self.flit_width
@@ -529,25 +532,6 @@ impl RouterSpec {
     /// The spec as TOML; reading it back gives the same spec.
     pub fn to_toml(&self) -> String {
         toml::to_string(self).expect("a RouterSpec always serializes")
-    }
-
-    /// The spec as a [`SpecInput`] with every field set.
-    pub fn to_input(&self) -> SpecInput {
-        SpecInput {
-            topology: Some(self.topology),
-            dims: Some(self.dims as i64),
-            radix: Some(self.radix as i64),
-            algorithm: Some(self.algorithm),
-            ports: Some(self.ports as i64),
-            vcs: Some(self.vcs as i64),
-            flit_width: Some(self.flit_width as i64),
-            buffer_depth: Some(self.buffer_depth as i64),
-            addressing: Some(self.addressing),
-            lookahead: Some(self.lookahead),
-            path_selection: Some(self.path_selection),
-            table: Some(self.table),
-            flow_control: Some(self.flow_control),
-        }
     }
 
     /// `key = value` lines, with `(default)` after the values the user left out.
@@ -578,9 +562,4 @@ impl RouterSpec {
             })
             .collect()
     }
-}
-
-/// Every name the spec accepts for `T`, for help texts.
-pub fn allowed<T: Named>() -> String {
-    T::allowed()
 }

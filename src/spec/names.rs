@@ -25,11 +25,6 @@ pub trait Named: Sized + Copy + 'static {
 
     fn name(self) -> &'static str;
 
-    /// Canonical names, in declaration order.
-    fn names() -> Vec<&'static str> {
-        Self::TABLE.iter().map(|(_, n, _)| *n).collect()
-    }
-
     /// All values, in declaration order.
     fn all() -> Vec<Self> {
         Self::TABLE.iter().map(|(v, _, _)| *v).collect()

@@ -1,0 +1,25 @@
+# routergen: `make test` installs the external tools the tests need and runs
+# every check; `make router` builds the release binary.
+
+CARGO ?= cargo
+# cargo-nextest when present (clearer report, parallel per test), else cargo test.
+NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
+
+.PHONY: test tools check-style router
+
+test: tools check-style
+ifeq ($(NEXTEST),yes)
+	$(CARGO) nextest run --profile ci
+else
+	$(CARGO) test
+endif
+
+tools:
+	bash testbench/install-tools.sh
+
+check-style:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --all-targets -- -D warnings
+
+router:
+	$(CARGO) build --release

@@ -1,0 +1,119 @@
+//! Dimension-order routing: XY on meshes, e-cube on hypercubes, and minimal
+//! dimension order with dateline virtual channels on tori.
+//!
+//! - survey §5: route in the lowest dimension with a non-zero offset until
+//!   it is zero, then the next ("rightmost 1 of the XOR" on a hypercube,
+//!   e.g. 0010 -> 0011 -> 0001 -> 0101 -> 1101 in a 4-cube);
+//! - survey §5: on a k-ary n-cube each ring can deadlock on its own; minimal
+//!   dimension order is made deadlock-free with virtual channels (Dally and
+//!   Seitz), here two dateline classes per ring (survey §8, Cray T3D): class 0
+//!   while the wraparound link is still ahead, class 1 once it is not
+//!   ([`Network::dateline_class`]). A message stays in one class within a
+//!   dimension until it crosses the wraparound link.
+//!
+//! Reading: the Cray T3D (survey §8) instead picks one VC per ring at the
+//! source so that a packet never crosses its VC's dateline and "no traffic
+//! ever switches between virtual channels"; that choice depends on the
+//! source, not only on (node, destination). We take the Dally and Seitz form
+//! above, which switches class once, at the wraparound link, so the relation
+//! stays a function of (node, destination) and the 3^n and full tables can
+//! be compiled from it.
+//!
+//! On a torus with even radix a destination k/2 away takes the plus
+//! direction, so the relation stays deterministic.
+
+use super::{Hop, NodeId, Port, Relation};
+
+/// The single dimension-order hop (port and class) from `node` to `dest`,
+/// or `None` at the destination. Shared with the escape sub-functions of
+/// *-channels and Duato.
+pub fn next(rel: &Relation, node: NodeId, dest: NodeId) -> Option<(Port, usize)> {
+    let net = &rel.net;
+    let dim = net.lowest_differing_dim(node, dest)?;
+    let dir = net.dor_dir(node, dest, dim)?;
+    let class = if net.is_torus() && rel.knobs.dateline {
+        net.dateline_class(node, dest, dim, dir)
+    } else {
+        0
+    };
+    Some((Port::link(dim, dir), class))
+}
+
+pub(crate) fn route(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Hop>) {
+    if let Some((port, class)) = next(rel, node, dest) {
+        rel.push_class(out, port, class, false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Dir, Input, Network};
+    use super::*;
+    use crate::spec::{Algorithm, Topology};
+
+    fn walk(rel: &Relation, src: NodeId, dest: NodeId) -> Vec<NodeId> {
+        let mut path = vec![src];
+        let mut node = src;
+        while node != dest {
+            let hops = rel.hops(node, Input::INJECTED, dest);
+            assert_eq!(hops.len(), 1, "deterministic with one VC");
+            node = rel.net.neighbour(node, hops[0].port).unwrap();
+            path.push(node);
+            assert!(path.len() < 64);
+        }
+        path
+    }
+
+    // survey §5: "a message originating from source node 0010 in a 4-cube to
+    // destination node 1101 traverses 0010 -> 0011 -> 0001 -> 0101 -> 1101".
+    #[test]
+    fn ecube_follows_the_survey_example() {
+        let net = Network::new(Topology::Hypercube, 4, 2).unwrap();
+        let rel = Relation::new(Algorithm::DimensionOrder, net, 1).unwrap();
+        assert_eq!(
+            walk(&rel, 0b0010, 0b1101),
+            vec![0b0010, 0b0011, 0b0001, 0b0101, 0b1101]
+        );
+    }
+
+    // survey §5, Figure 8: XY routing completes X before Y.
+    #[test]
+    fn xy_routes_x_first() {
+        let net = Network::new(Topology::Mesh, 2, 4).unwrap();
+        let rel = Relation::new(Algorithm::DimensionOrder, net, 1).unwrap();
+        let path = walk(&rel, net.node_at(&[3, 0]), net.node_at(&[1, 2]));
+        let coords: Vec<Vec<u32>> = path.iter().map(|&p| net.coords(p)).collect();
+        assert_eq!(
+            coords,
+            vec![vec![3, 0], vec![2, 0], vec![1, 0], vec![1, 1], vec![1, 2]]
+        );
+    }
+
+    // survey §8 (T3D datelines): the wraparound hop is taken before the
+    // message switches class; after it, class 1 until the dimension is done.
+    #[test]
+    fn torus_classes_switch_at_the_dateline() {
+        let net = Network::new(Topology::Torus, 1, 6).unwrap();
+        let rel = Relation::new(Algorithm::DimensionOrder, net, 2).unwrap();
+        // 4 -> 5 -> 0 -> 1: wraps; 4->5 and 5->0 class 0, 0->1 class 1.
+        let vc = |node, dest| rel.hops(node, Input::INJECTED, dest)[0].vc;
+        assert_eq!(
+            rel.hops(4, Input::INJECTED, 1)[0].port,
+            Port::link(0, Dir::Plus)
+        );
+        assert_eq!((vc(4, 1), vc(5, 1), vc(0, 1)), (0, 0, 1));
+        // 1 -> 0 -> 5: minus direction, wraps at 0.
+        assert_eq!((vc(1, 5), vc(0, 5)), (0, 0));
+        // no wrap: class 1 throughout.
+        assert_eq!((vc(1, 3), vc(2, 3)), (1, 1));
+    }
+
+    #[test]
+    fn extra_vcs_are_lanes_of_the_same_path() {
+        let net = Network::new(Topology::Mesh, 2, 3).unwrap();
+        let rel = Relation::new(Algorithm::DimensionOrder, net, 3).unwrap();
+        let hops = rel.hops(0, Input::INJECTED, 8);
+        assert_eq!(hops.len(), 3);
+        assert!(hops.iter().all(|h| h.port == Port::link(0, Dir::Plus)));
+    }
+}

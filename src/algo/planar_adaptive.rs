@@ -1,0 +1,216 @@
+//! Planar-adaptive routing (Chien and Kim; Chien §5.2; survey §6.2).
+//!
+//! Adaptive plane A_i spans dimensions d_i and d_{i+1}, i = 0..n-2. A message
+//! routes through A_0, A_1, ... in turn, minimally and adaptively within the
+//! current plane, and leaves A_i when its offset in d_i is zero; in the last
+//! plane A_{n-2} it finishes both dimensions.
+//!
+//! Reading chosen where the survey contradicts itself: §6.2 says both
+//! "routing in adaptive plane A_i reduces the distance in d_i to zero" and
+//! "in plane A_i, the d_{i+1} distance is reduced to zero first, then the
+//! routing continues in d_i exclusively". We take the first: the survey's
+//! own fault-tolerant variant (§7, step 5) says "we cannot be blocked in
+//! d_{i+1} and have reduced the d_i distance to zero. If this were the case,
+//! we would have proceeded to the next adaptive plane", which only holds if
+//! A_i ends when d_i is done, and Chien §5.2 describes the router as adaptive
+//! in both dimensions of the plane ("routing decisions to only four
+//! alternatives"). Within A_i every minimal hop in d_i or d_{i+1} is allowed.
+//!
+//! Virtual channels on meshes (Chien and Kim, as Chien §5.2 counts them:
+//! three per physical channel, two when n = 2, footnote 4): within A_i, hops
+//! in d_i use d_i's plane class; hops in d_{i+1} use the increasing class
+//! when the message travels + in d_i and the decreasing class otherwise
+//! (once d_i is zero in the last plane, the increasing class). The increasing
+//! and decreasing sub-networks each move one way along d_i, so no cycle closes
+//! inside a plane; each class belongs to one plane and messages visit planes
+//! in increasing order, so none closes across planes. Dimension 0 is never
+//! the second dimension of a plane and dimension n-1 never the first, hence
+//! 3 classes for n >= 3 and 2 for n = 2.
+//!
+//! Found by the checker, not in the papers: with V = 2 on an n >= 3 mesh the
+//! plane class folds onto the increasing class ([`super::VcMap`] maps class c
+//! to VC c mod V) and the relation is still deadlock-free (proved for n = 3
+//! and 4, k = 3 to 5). Sketch: take the lowest dimension q with hops in a
+//! would-be cycle; it needs both q+ and q- hops, and getting from a q+ hop
+//! to a q- hop needs a d_{q+1} hop on the decreasing class, which only a
+//! message already travelling q- takes. `Algorithm::min_vcs` keeps Chien's 3.
+//!
+//! Tori. Chien and Kim define the algorithm for tori too, but neither paper
+//! here gives the torus channel classes. The obvious reading, a dateline
+//! pair (survey §8) for each mesh class, doubling the count to 4 (n = 2) and
+//! 6, is refuted by the checker: within a plane a message can "spiral",
+//! one message crossing the d_i dateline and another re-entering d_i's
+//! before-dateline class after a d_{i+1} hop, e.g.
+//! `(2,0)+x vc1 -> (3,0)+y vc1 -> (3,1)+x vc0 -> (0,1)+x vc1 -> ...` on a
+//! 4-ary 2-cube. Our reading: a d_{i+1} hop's class also records the d_i
+//! dateline phase of the message (whether the d_i wraparound link is still
+//! ahead), so second-dimension classes are increasing/decreasing x d_i phase
+//! x own dateline class = 8, and first-dimension classes are d_i's dateline
+//! pair = 2. Along any message the phase only moves from "ahead" to "behind",
+//! so a dependency cycle keeps one phase and one sub-network; within it d_i
+//! moves one way and never past the wraparound link, so the cycle has no d_i
+//! hop, and a d_{i+1}-only cycle is one ring broken by its own dateline. That
+//! is 8 VCs for n = 2 and 10 for n >= 3 (middle dimensions carry both
+//! roles), which the checker proves. A destination k/2 away takes the plus
+//! direction, so the sub-networks are well defined.
+
+use super::{Dir, Hop, NodeId, Port, Relation};
+
+/// Number of channel classes of each dimension: `ring` is 2 with dateline
+/// classes on a torus, else 1; `phases` is 2 when the second dimension's
+/// classes record the first dimension's dateline phase, else 1.
+pub fn classes_per_dim(n: usize, ring: usize, phases: usize) -> Vec<usize> {
+    (0..n)
+        .map(|d| {
+            let second = if d >= 1 { 2 * ring * phases } else { 0 };
+            let first = if d + 1 < n { ring } else { 0 };
+            second + first
+        })
+        .collect()
+}
+
+/// 2 when the second dimension's classes record the first dimension's
+/// dateline phase (tori, unless the knob turns it off), else 1.
+pub fn phases(ring: usize, knobs: super::Knobs) -> usize {
+    if ring == 2 && knobs.plane_phase {
+        2
+    } else {
+        1
+    }
+}
+
+fn ring(rel: &Relation) -> usize {
+    if rel.net.is_torus() && rel.knobs.dateline {
+        2
+    } else {
+        1
+    }
+}
+
+/// Class of a hop in `dim` as the second dimension of plane A_{dim-1}:
+/// increasing (first dimension travelled +) or decreasing, then on a torus
+/// the first dimension's dateline phase and the hop's own dateline class.
+fn second_class(
+    rel: &Relation,
+    node: NodeId,
+    dest: NodeId,
+    dim: usize,
+    dir: Dir,
+    first_dir: Option<Dir>,
+) -> usize {
+    let net = &rel.net;
+    let s = usize::from(first_dir == Some(Dir::Minus));
+    let r = ring(rel);
+    if r == 2 {
+        let phases = phases(r, rel.knobs);
+        let phase = if phases == 2 {
+            net.dateline_class(node, dest, dim - 1, first_dir.unwrap_or(Dir::Plus))
+        } else {
+            0
+        };
+        let own = net.dateline_class(node, dest, dim, dir);
+        (s * phases + phase) * 2 + own
+    } else {
+        s
+    }
+}
+
+/// Class of a hop in `dim` as the first dimension of plane A_dim: after the
+/// second-dimension classes, its dateline class on a torus.
+fn first_class(rel: &Relation, node: NodeId, dest: NodeId, dim: usize, dir: Dir) -> usize {
+    let r = ring(rel);
+    let base = if dim >= 1 {
+        2 * r * phases(r, rel.knobs)
+    } else {
+        0
+    };
+    if r == 2 {
+        base + rel.net.dateline_class(node, dest, dim, dir)
+    } else {
+        base
+    }
+}
+
+pub(crate) fn route(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Hop>) {
+    let net = &rel.net;
+    let n = net.n();
+    let Some(low) = net.lowest_differing_dim(node, dest) else {
+        return;
+    };
+    // The current plane: A_low, or the last plane once only d_{n-1} is left.
+    let i = low.min(n - 2);
+    let first_dir = net.dor_dir(node, dest, i);
+    if let Some(dir) = first_dir {
+        let c = first_class(rel, node, dest, i, dir);
+        rel.push_class(out, Port::link(i, dir), c, false);
+    }
+    if let Some(dir) = net.dor_dir(node, dest, i + 1) {
+        let c = second_class(rel, node, dest, i + 1, dir, first_dir);
+        rel.push_class(out, Port::link(i + 1, dir), c, false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Input, Network};
+    use super::*;
+    use crate::spec::{Algorithm, Topology};
+
+    #[test]
+    fn class_counts_match_chien_section_5_2() {
+        // Chien §5.2: three VCs; footnote 4: two when n = 2.
+        assert_eq!(classes_per_dim(2, 1, 1).into_iter().max(), Some(2));
+        assert_eq!(classes_per_dim(3, 1, 1).into_iter().max(), Some(3));
+        assert_eq!(classes_per_dim(5, 1, 1).into_iter().max(), Some(3));
+        // Tori, our reading (module comment): 8 for n = 2, 10 beyond.
+        assert_eq!(classes_per_dim(2, 2, 2).into_iter().max(), Some(8));
+        assert_eq!(classes_per_dim(3, 2, 2).into_iter().max(), Some(10));
+    }
+
+    #[test]
+    fn adaptive_within_the_plane_then_the_next_plane() {
+        let net = Network::new(Topology::Mesh, 3, 4).unwrap();
+        let rel = Relation::new(Algorithm::PlanarAdaptive, net, 3).unwrap();
+        // Dimension 0 has one class, so its extra VCs are lanes: dedup ports.
+        let ports = |node: NodeId, dest: NodeId| -> Vec<Port> {
+            let mut p: Vec<Port> = rel
+                .hops(node, Input::INJECTED, dest)
+                .iter()
+                .map(|h| h.port)
+                .collect();
+            p.dedup();
+            p
+        };
+        let src = net.node_at(&[0, 0, 0]);
+        // In A_0 with offsets in x, y and z: x or y only.
+        assert_eq!(
+            ports(src, net.node_at(&[2, 1, 3])),
+            vec![Port::link(0, Dir::Plus), Port::link(1, Dir::Plus)]
+        );
+        // x done: plane A_1, y or z.
+        assert_eq!(
+            ports(src, net.node_at(&[0, 1, 3])),
+            vec![Port::link(1, Dir::Plus), Port::link(2, Dir::Plus)]
+        );
+        // Only z left: last plane, z only.
+        assert_eq!(
+            ports(src, net.node_at(&[0, 0, 2])),
+            vec![Port::link(2, Dir::Plus)]
+        );
+    }
+
+    #[test]
+    fn second_dimension_class_follows_the_first_dimension_direction() {
+        let net = Network::new(Topology::Mesh, 3, 4).unwrap();
+        let rel = Relation::new(Algorithm::PlanarAdaptive, net, 3).unwrap();
+        let y_vc = |src: &[u32], dst: &[u32]| {
+            rel.hops(net.node_at(src), Input::INJECTED, net.node_at(dst))
+                .iter()
+                .find(|h| h.port == Port::link(1, Dir::Plus))
+                .map(|h| h.vc)
+        };
+        assert_eq!(y_vc(&[0, 0, 0], &[2, 1, 0]), Some(0)); // +x: increasing
+        assert_eq!(y_vc(&[3, 0, 0], &[1, 1, 0]), Some(1)); // -x: decreasing
+        assert_eq!(y_vc(&[0, 0, 0], &[0, 1, 1]), Some(2)); // y leads A_1: plane class
+    }
+}

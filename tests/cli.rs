@@ -1,0 +1,315 @@
+//! The `routergen` command as a user meets it: the design-card command,
+//! presets, flags over files, and every kind of bad input.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{routergen, stderr, stdout};
+
+fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut all: Vec<&str> = args.to_vec();
+    let out = dir.to_str().unwrap();
+    all.extend(["-o", out]);
+    routergen(&all)
+}
+
+fn read(dir: &Path, file: &str) -> String {
+    fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+#[test]
+fn the_design_card_command_works_as_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("out");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_routergen"))
+        .current_dir(tmp.path())
+        .args([
+            "--algo", "planar", "--ports", "4", "--vcs", "3", "-o", "out/",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    // The defaults it chose are printed and marked.
+    for line in [
+        "topology       = mesh  (default)",
+        "dims           = 2  (default)",
+        "vcs            = 3\n",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in:\n{text}");
+    }
+    let mut files: Vec<String> = fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["report.json", "report.md", "routergen.toml"]);
+    let spec = read(&out_dir, "routergen.toml");
+    assert!(
+        spec.contains("algorithm = \"planar\"") && spec.contains("vcs = 3"),
+        "{spec}"
+    );
+    // A 2-D planar-adaptive router: Figure 10 gives 6,344 gates at n = 2 with V = 3.
+    let json: serde_json::Value = serde_json::from_str(&read(&out_dir, "report.json")).unwrap();
+    assert_eq!(json["model"]["gates"]["total"].as_f64(), Some(6344.0));
+    // No stray temporary directories beside the output.
+    let leftovers: Vec<_> = fs::read_dir(tmp.path()).unwrap().collect();
+    assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+}
+
+#[test]
+fn output_is_byte_identical_and_regenerates_from_its_own_spec() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    let b = tmp.path().join("b");
+    let args = [
+        "--algo",
+        "duato",
+        "--radix",
+        "5",
+        "--lookahead",
+        "--vcs",
+        "3",
+    ];
+    assert!(run_in(&a, &args).status.success());
+    let first: Vec<String> = ["routergen.toml", "report.md", "report.json"]
+        .iter()
+        .map(|f| read(&a, f))
+        .collect();
+    // Again into the same directory: replaced, identical.
+    assert!(run_in(&a, &args).status.success());
+    // From the written spec alone, into another directory: identical.
+    let spec = a.join("routergen.toml");
+    assert!(run_in(&b, &["--config", spec.to_str().unwrap()])
+        .status
+        .success());
+    for (i, f) in ["routergen.toml", "report.md", "report.json"]
+        .iter()
+        .enumerate()
+    {
+        assert_eq!(read(&a, f), first[i], "{f} changed on the second run");
+        assert_eq!(
+            read(&b, f),
+            first[i],
+            "{f} differs when regenerated from routergen.toml"
+        );
+    }
+}
+
+#[test]
+fn flags_override_the_config_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("r.toml");
+    fs::write(
+        &cfg,
+        "algorithm = \"dor\"\ndims = 3\nradix = 5\nflit_width = 32\n",
+    )
+    .unwrap();
+    let out_dir = tmp.path().join("o");
+    let out = run_in(
+        &out_dir,
+        &["--config", cfg.to_str().unwrap(), "--dims", "2"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let spec = read(&out_dir, "routergen.toml");
+    assert!(spec.contains("dims = 2"), "flag lost: {spec}");
+    assert!(
+        spec.contains("radix = 5") && spec.contains("flit_width = 32"),
+        "file lost: {spec}"
+    );
+}
+
+#[test]
+fn every_preset_loads() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("generators");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut count = 0;
+    for entry in fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let out = run_in(
+                &tmp.path().join(path.file_stem().unwrap()),
+                &["--config", path.to_str().unwrap()],
+            );
+            assert!(out.status.success(), "{}: {}", path.display(), stderr(&out));
+            count += 1;
+        }
+    }
+    assert!(count >= 6, "expected the six presets, found {count}");
+}
+
+/// Runs a bad command; checks exit code 2, no output directory, no panic,
+/// and that the message contains every `expected` fragment.
+fn rejects(args: &[&str], expected: &[&str]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("out");
+    let out = run_in(&out_dir, args);
+    let err = stderr(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{args:?} gave {:?}: {err}",
+        out.status
+    );
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    assert!(!out_dir.exists(), "{args:?} left an output directory");
+    assert_eq!(
+        fs::read_dir(tmp.path()).unwrap().count(),
+        0,
+        "{args:?} left files"
+    );
+    for e in expected {
+        assert!(err.contains(e), "{args:?}: message lacks {e:?}:\n{err}");
+    }
+}
+
+#[test]
+fn unknown_names_are_rejected_with_the_allowed_list() {
+    rejects(
+        &["--algo", "zigzag"],
+        &["zigzag", "dor", "planar", "negative-first", "duato"],
+    );
+    rejects(
+        &["--topology", "ring"],
+        &["ring", "mesh", "torus", "hypercube"],
+    );
+    rejects(&["--path-selection", "random"], &["random", "max-credit"]);
+    rejects(&["--table", "huge"], &["huge", "economical"]);
+    rejects(&["--lookahead=maybe"], &["maybe", "on or off"]);
+}
+
+#[test]
+fn bad_sizes_are_rejected_with_the_range() {
+    rejects(&["--dims", "0"], &["--dims 0", "1 to 8"]);
+    rejects(&["--dims", "-3"], &["--dims -3", "1 to 8"]);
+    rejects(&["--radix", "1"], &["--radix 1", "2 to 256"]);
+    rejects(&["--radix", "100000"], &["--radix 100000"]);
+    rejects(
+        &["--radix", "99999999999999999999999"],
+        &["99999999999999999999999"],
+    );
+    rejects(&["--vcs", "0"], &["--vcs 0", "1 to 16"]);
+    rejects(&["--vcs", "17"], &["--vcs 17"]);
+    rejects(&["--depth", "0"], &["--depth 0", "1 to 256"]);
+    rejects(
+        &["--flit-width", "12"],
+        &["--flit-width 12", "8, 16, 32 or 64"],
+    );
+    rejects(&["--dims", "8", "--radix", "5"], &["390625 nodes", "65536"]);
+    rejects(
+        &["--topology", "hypercube", "--radix", "4"],
+        &["--radix 4", "radix 2"],
+    );
+    rejects(
+        &["--topology", "torus", "--radix", "2"],
+        &["--radix 2", "3 to 256"],
+    );
+}
+
+#[test]
+fn inconsistent_specs_are_rejected_with_the_reason() {
+    // The issue's own example.
+    rejects(
+        &["--algo", "planar", "--dims", "3", "--vcs", "1"],
+        &[
+            "planar-adaptive",
+            "3-D mesh",
+            "at least 3 virtual channels",
+            "got --vcs 1",
+        ],
+    );
+    rejects(
+        &["--algo", "dor", "--topology", "torus", "--vcs", "1"],
+        &["at least 2", "dateline"],
+    );
+    rejects(
+        &["--algo", "planar", "--ports", "5"],
+        &["--ports 5", "4x4", "allowed: --ports 4"],
+    );
+    rejects(
+        &["--algo", "west-first", "--dims", "3"],
+        &["west-first", "--dims 2"],
+    );
+    rejects(
+        &["--algo", "turn", "--topology", "torus", "--vcs", "2"],
+        &["negative-first", "torus"],
+    );
+    rejects(
+        &["--algo", "star-channels"],
+        &["star-channels", "mesh", "tori"],
+    );
+    rejects(
+        &["--algo", "planar", "--topology", "hypercube"],
+        &["hypercube", "--topology mesh --radix 2"],
+    );
+    rejects(
+        &["--flit-width", "8", "--radix", "256"],
+        &["--flit-width 8", "too narrow", "18 bits"],
+    );
+    rejects(
+        &["--table", "economical", "--addressing", "relative"],
+        &["--table economical", "absolute"],
+    );
+    rejects(
+        &["--algo", "dor", "--path-selection", "lru"],
+        &["--path-selection lru", "static-xy"],
+    );
+}
+
+#[test]
+fn bad_files_are_rejected_with_line_and_column() {
+    let tmp = tempfile::tempdir().unwrap();
+    let malformed = tmp.path().join("malformed.toml");
+    fs::write(&malformed, "algorithm = \"dor\"\ndims = 2\nradix = = 4\n").unwrap();
+    rejects(
+        &["--config", malformed.to_str().unwrap()],
+        &["malformed.toml:3:"],
+    );
+    let unknown = tmp.path().join("unknown.toml");
+    fs::write(&unknown, "algorithm = \"dor\"\nfrobnicate = 1\n").unwrap();
+    rejects(
+        &["--config", unknown.to_str().unwrap()],
+        &["unknown.toml:2:1", "frobnicate", "topology"],
+    );
+    let bad_name = tmp.path().join("bad_name.toml");
+    fs::write(&bad_name, "algorithm = \"spiral\"\n").unwrap();
+    rejects(
+        &["--config", bad_name.to_str().unwrap()],
+        &["bad_name.toml:1:", "spiral", "allowed"],
+    );
+    let missing = tmp.path().join("missing.toml");
+    rejects(
+        &["--config", missing.to_str().unwrap()],
+        &["cannot read", "missing.toml"],
+    );
+}
+
+#[test]
+fn a_directory_routergen_did_not_write_is_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("mine");
+    fs::create_dir(&dir).unwrap();
+    fs::write(dir.join("notes.txt"), "keep me").unwrap();
+    let out = run_in(&dir, &["--algo", "dor"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("did not write"), "{}", stderr(&out));
+    assert_eq!(
+        fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "keep me"
+    );
+    assert!(!dir.join("routergen.toml").exists());
+}
+
+#[test]
+fn model_command_rejects_bad_input() {
+    let out = routergen(&["model", "--algo", "west-first", "--dims", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--dims 2"), "{}", stderr(&out));
+    let out = routergen(&["model", "--algo", "dor", "--dims", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--dims 0"));
+    let out = routergen(&["model", "--dims", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+}
