@@ -8,6 +8,7 @@
 //! parameters (`crossbar_p5_w16`, children `crossbar_p5_w16$held$0`), so
 //! several blocks can share one design without name clashes.
 
+pub mod address_decoder;
 pub mod arbiter;
 pub mod cosim;
 pub mod crossbar;
@@ -16,6 +17,7 @@ pub mod header_selector;
 pub mod measure;
 pub mod vc_controller;
 
+pub use address_decoder::AddressDecoder;
 pub use arbiter::RoutingArbiter;
 pub use cosim::{cosimulate_all, ports, prepare, run_model, HwBlock, Variant};
 pub use crossbar::Crossbar;
@@ -27,7 +29,7 @@ use rust_hdl::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::model::Module;
-use crate::spec::{PathSelection, FLIT_WIDTHS};
+use crate::spec::{Addressing, PathSelection, FLIT_WIDTHS};
 
 /// `n` fresh signals, for the run-time-sized Vec fields of the blocks.
 pub fn signals<D: Direction, T: Synth>(n: usize) -> Vec<Signal<D, T>> {
@@ -42,15 +44,17 @@ pub enum BlockKind {
     RoutingArbiter,
     HeaderSelector,
     VcController,
+    AddressDecoder,
 }
 
 /// Every block, in the order the CLI lists them.
-pub const BLOCKS: [BlockKind; 5] = [
+pub const BLOCKS: [BlockKind; 6] = [
     BlockKind::Crossbar,
     BlockKind::FlowControlUnit,
     BlockKind::RoutingArbiter,
     BlockKind::HeaderSelector,
     BlockKind::VcController,
+    BlockKind::AddressDecoder,
 ];
 
 /// Block parameters; each block reads the ones it uses (see
@@ -73,6 +77,8 @@ pub struct BlockParams {
     pub on_off: bool,
     /// Path-selection heuristic of the routing arbiter (LAPSES §4.1).
     pub selection: PathSelection,
+    /// Header addressing of the address decoder.
+    pub addressing: Addressing,
 }
 
 impl Default for BlockParams {
@@ -86,6 +92,7 @@ impl Default for BlockParams {
             depth: 4,
             on_off: false,
             selection: PathSelection::StaticXy,
+            addressing: Addressing::Relative,
         }
     }
 }
@@ -179,6 +186,7 @@ impl BlockKind {
             BlockKind::RoutingArbiter => "routing_arbiter",
             BlockKind::HeaderSelector => "header_selector",
             BlockKind::VcController => "vc_controller",
+            BlockKind::AddressDecoder => "address_decoder",
         }
     }
 
@@ -205,6 +213,7 @@ impl BlockKind {
             BlockKind::RoutingArbiter => &[Param::Ports, Param::Freedom],
             BlockKind::HeaderSelector => &[Param::Freedom, Param::FlitWidth],
             BlockKind::VcController => &[Param::Vcs, Param::FlitWidth, Param::Depth],
+            BlockKind::AddressDecoder => &[Param::Dims, Param::FlitWidth],
         }
     }
 
@@ -217,6 +226,7 @@ impl BlockKind {
             BlockKind::RoutingArbiter => Some((Module::RoutingArbiter, Some(Param::Freedom))),
             BlockKind::HeaderSelector => Some((Module::HeaderSelector, Some(Param::Freedom))),
             BlockKind::VcController => Some((Module::VcController, Some(Param::Vcs))),
+            BlockKind::AddressDecoder => Some((Module::AddressDecoder, None)),
         }
     }
 
@@ -264,6 +274,18 @@ impl BlockKind {
                 )));
             }
         }
+        if self == BlockKind::AddressDecoder
+            && params.dims * address_decoder::FIELD_BITS > params.flit_width
+        {
+            return Err(Error::InvalidSpec(format!(
+                "--dims {} does not fit a {}-bit head flit: the address decoder reads a \
+                 {}-bit field per dimension, so at most {} dimensions",
+                params.dims,
+                params.flit_width,
+                address_decoder::FIELD_BITS,
+                params.flit_width / address_decoder::FIELD_BITS
+            )));
+        }
         if self == BlockKind::RoutingArbiter && params.freedom > params.ports {
             return Err(Error::InvalidSpec(format!(
                 "--freedom {} is larger than --ports {}: an input cannot have more \
@@ -284,6 +306,12 @@ impl BlockKind {
         }
         if self == BlockKind::FlowControlUnit && params.on_off {
             s.push_str("_onoff");
+        }
+        if self == BlockKind::AddressDecoder {
+            s.push_str(match params.addressing {
+                Addressing::Relative => "_rel",
+                Addressing::Absolute => "_abs",
+            });
         }
         if self == BlockKind::RoutingArbiter {
             s.push('_');
@@ -409,6 +437,38 @@ macro_rules! with_block {
             }
             (BlockKind::VcController, _) => {
                 let $b = VcController::<64>::new(params.vcs, params.depth);
+                $body
+            }
+            (BlockKind::AddressDecoder, 8) => {
+                let $b = AddressDecoder::<8>::new(
+                    params.dims,
+                    params.addressing,
+                    &address_decoder::dimension_order_table(params.dims),
+                );
+                $body
+            }
+            (BlockKind::AddressDecoder, 16) => {
+                let $b = AddressDecoder::<16>::new(
+                    params.dims,
+                    params.addressing,
+                    &address_decoder::dimension_order_table(params.dims),
+                );
+                $body
+            }
+            (BlockKind::AddressDecoder, 32) => {
+                let $b = AddressDecoder::<32>::new(
+                    params.dims,
+                    params.addressing,
+                    &address_decoder::dimension_order_table(params.dims),
+                );
+                $body
+            }
+            (BlockKind::AddressDecoder, _) => {
+                let $b = AddressDecoder::<64>::new(
+                    params.dims,
+                    params.addressing,
+                    &address_decoder::dimension_order_table(params.dims),
+                );
                 $body
             }
             (BlockKind::FlowControlUnit, _) => {
