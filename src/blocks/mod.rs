@@ -12,6 +12,7 @@ pub mod address_decoder;
 pub mod arbiter;
 pub mod cosim;
 pub mod crossbar;
+pub mod es_table;
 pub mod flow_control;
 pub mod header_selector;
 pub mod measure;
@@ -21,6 +22,7 @@ pub use address_decoder::AddressDecoder;
 pub use arbiter::RoutingArbiter;
 pub use cosim::{cosimulate_all, ports, prepare, run_model, HwBlock, Variant};
 pub use crossbar::Crossbar;
+pub use es_table::EconomicalStorageTable;
 pub use flow_control::FlowControlUnit;
 pub use header_selector::HeaderSelector;
 pub use vc_controller::VcController;
@@ -45,16 +47,18 @@ pub enum BlockKind {
     HeaderSelector,
     VcController,
     AddressDecoder,
+    EconomicalStorageTable,
 }
 
 /// Every block, in the order the CLI lists them.
-pub const BLOCKS: [BlockKind; 6] = [
+pub const BLOCKS: [BlockKind; 7] = [
     BlockKind::Crossbar,
     BlockKind::FlowControlUnit,
     BlockKind::RoutingArbiter,
     BlockKind::HeaderSelector,
     BlockKind::VcController,
     BlockKind::AddressDecoder,
+    BlockKind::EconomicalStorageTable,
 ];
 
 /// Block parameters; each block reads the ones it uses (see
@@ -187,6 +191,7 @@ impl BlockKind {
             BlockKind::HeaderSelector => "header_selector",
             BlockKind::VcController => "vc_controller",
             BlockKind::AddressDecoder => "address_decoder",
+            BlockKind::EconomicalStorageTable => "economical_storage_table",
         }
     }
 
@@ -214,6 +219,7 @@ impl BlockKind {
             BlockKind::HeaderSelector => &[Param::Freedom, Param::FlitWidth],
             BlockKind::VcController => &[Param::Vcs, Param::FlitWidth, Param::Depth],
             BlockKind::AddressDecoder => &[Param::Dims, Param::FlitWidth],
+            BlockKind::EconomicalStorageTable => &[Param::Dims, Param::FlitWidth],
         }
     }
 
@@ -227,6 +233,7 @@ impl BlockKind {
             BlockKind::HeaderSelector => Some((Module::HeaderSelector, Some(Param::Freedom))),
             BlockKind::VcController => Some((Module::VcController, Some(Param::Vcs))),
             BlockKind::AddressDecoder => Some((Module::AddressDecoder, None)),
+            BlockKind::EconomicalStorageTable => None,
         }
     }
 
@@ -274,14 +281,17 @@ impl BlockKind {
                 )));
             }
         }
-        if self == BlockKind::AddressDecoder
-            && params.dims * address_decoder::FIELD_BITS > params.flit_width
+        if matches!(
+            self,
+            BlockKind::AddressDecoder | BlockKind::EconomicalStorageTable
+        ) && params.dims * address_decoder::FIELD_BITS > params.flit_width
         {
             return Err(Error::InvalidSpec(format!(
-                "--dims {} does not fit a {}-bit head flit: the address decoder reads a \
+                "--dims {} does not fit a {}-bit head flit: the {} reads a \
                  {}-bit field per dimension, so at most {} dimensions",
                 params.dims,
                 params.flit_width,
+                self.name().replace('_', " "),
                 address_decoder::FIELD_BITS,
                 params.flit_width / address_decoder::FIELD_BITS
             )));
@@ -468,6 +478,42 @@ macro_rules! with_block {
                     params.dims,
                     params.addressing,
                     &address_decoder::dimension_order_table(params.dims),
+                );
+                $body
+            }
+            (BlockKind::EconomicalStorageTable, 8) => {
+                let $b = EconomicalStorageTable::<8>::new(
+                    params.dims,
+                    &es_table::entries_from_masks(&address_decoder::dimension_order_table(
+                        params.dims,
+                    )),
+                );
+                $body
+            }
+            (BlockKind::EconomicalStorageTable, 16) => {
+                let $b = EconomicalStorageTable::<16>::new(
+                    params.dims,
+                    &es_table::entries_from_masks(&address_decoder::dimension_order_table(
+                        params.dims,
+                    )),
+                );
+                $body
+            }
+            (BlockKind::EconomicalStorageTable, 32) => {
+                let $b = EconomicalStorageTable::<32>::new(
+                    params.dims,
+                    &es_table::entries_from_masks(&address_decoder::dimension_order_table(
+                        params.dims,
+                    )),
+                );
+                $body
+            }
+            (BlockKind::EconomicalStorageTable, _) => {
+                let $b = EconomicalStorageTable::<64>::new(
+                    params.dims,
+                    &es_table::entries_from_masks(&address_decoder::dimension_order_table(
+                        params.dims,
+                    )),
                 );
                 $body
             }
