@@ -15,6 +15,7 @@ pub mod crossbar;
 pub mod es_table;
 pub mod flow_control;
 pub mod header_selector;
+pub mod lookahead_mux;
 pub mod measure;
 pub mod vc_controller;
 
@@ -25,6 +26,7 @@ pub use crossbar::Crossbar;
 pub use es_table::EconomicalStorageTable;
 pub use flow_control::FlowControlUnit;
 pub use header_selector::HeaderSelector;
+pub use lookahead_mux::LookaheadMux;
 pub use vc_controller::VcController;
 
 use rust_hdl::prelude::*;
@@ -48,10 +50,11 @@ pub enum BlockKind {
     VcController,
     AddressDecoder,
     EconomicalStorageTable,
+    LookaheadMux,
 }
 
 /// Every block, in the order the CLI lists them.
-pub const BLOCKS: [BlockKind; 7] = [
+pub const BLOCKS: [BlockKind; 8] = [
     BlockKind::Crossbar,
     BlockKind::FlowControlUnit,
     BlockKind::RoutingArbiter,
@@ -59,6 +62,7 @@ pub const BLOCKS: [BlockKind; 7] = [
     BlockKind::VcController,
     BlockKind::AddressDecoder,
     BlockKind::EconomicalStorageTable,
+    BlockKind::LookaheadMux,
 ];
 
 /// Block parameters; each block reads the ones it uses (see
@@ -192,6 +196,7 @@ impl BlockKind {
             BlockKind::VcController => "vc_controller",
             BlockKind::AddressDecoder => "address_decoder",
             BlockKind::EconomicalStorageTable => "economical_storage_table",
+            BlockKind::LookaheadMux => "lookahead_mux",
         }
     }
 
@@ -220,6 +225,7 @@ impl BlockKind {
             BlockKind::VcController => &[Param::Vcs, Param::FlitWidth, Param::Depth],
             BlockKind::AddressDecoder => &[Param::Dims, Param::FlitWidth],
             BlockKind::EconomicalStorageTable => &[Param::Dims, Param::FlitWidth],
+            BlockKind::LookaheadMux => &[Param::Ports, Param::Freedom, Param::FlitWidth],
         }
     }
 
@@ -233,7 +239,7 @@ impl BlockKind {
             BlockKind::HeaderSelector => Some((Module::HeaderSelector, Some(Param::Freedom))),
             BlockKind::VcController => Some((Module::VcController, Some(Param::Vcs))),
             BlockKind::AddressDecoder => Some((Module::AddressDecoder, None)),
-            BlockKind::EconomicalStorageTable => None,
+            BlockKind::EconomicalStorageTable | BlockKind::LookaheadMux => None,
         }
     }
 
@@ -294,6 +300,13 @@ impl BlockKind {
                 self.name().replace('_', " "),
                 address_decoder::FIELD_BITS,
                 params.flit_width / address_decoder::FIELD_BITS
+            )));
+        }
+        if self == BlockKind::LookaheadMux && params.ports > params.flit_width {
+            return Err(Error::InvalidSpec(format!(
+                "--ports {} does not fit a {}-bit head flit: the look-ahead field holds \
+                 one bit per output, so at most {} ports",
+                params.ports, params.flit_width, params.flit_width
             )));
         }
         if self == BlockKind::RoutingArbiter && params.freedom > params.ports {
@@ -515,6 +528,22 @@ macro_rules! with_block {
                         params.dims,
                     )),
                 );
+                $body
+            }
+            (BlockKind::LookaheadMux, 8) => {
+                let $b = LookaheadMux::<8>::new(params.ports, params.freedom);
+                $body
+            }
+            (BlockKind::LookaheadMux, 16) => {
+                let $b = LookaheadMux::<16>::new(params.ports, params.freedom);
+                $body
+            }
+            (BlockKind::LookaheadMux, 32) => {
+                let $b = LookaheadMux::<32>::new(params.ports, params.freedom);
+                $body
+            }
+            (BlockKind::LookaheadMux, _) => {
+                let $b = LookaheadMux::<64>::new(params.ports, params.freedom);
                 $body
             }
             (BlockKind::FlowControlUnit, _) => {
