@@ -690,3 +690,55 @@ pub(crate) mod tool_checks {
         eprintln!("verilator co-simulation {:?}", t1.elapsed());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rename_top_renames_modules_and_instances_only() {
+        let v = "module top(a,stop$x);\n    top$held$0 held$0(.q(top_q));\nendmodule // top\n\nmodule top$held$0(q);\nendmodule // top$held$0\n";
+        let r = rename_top(v, "blk_p2");
+        assert!(r.contains("module blk_p2(a,stop$x);"));
+        assert!(r.contains("    blk_p2$held$0 held$0(.q(top_q));"));
+        assert!(r.contains("endmodule // blk_p2\n"));
+        assert!(r.contains("module blk_p2$held$0(q);"));
+        assert!(!r.contains("module top"));
+    }
+
+    #[test]
+    fn block_names_parse_in_any_spelling_and_list_the_blocks_otherwise() {
+        assert_eq!(
+            BlockKind::from_name("Vc-Controller").unwrap(),
+            BlockKind::VcController
+        );
+        assert_eq!(
+            BlockKind::from_name("lookahead_mux").unwrap(),
+            BlockKind::LookaheadMux
+        );
+        let err = BlockKind::from_name("switch").unwrap_err().to_string();
+        assert!(
+            err.contains("'switch'") && err.contains("economical_storage_table"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn module_names_carry_the_parameters() {
+        let p = BlockParams::default();
+        assert_eq!(BlockKind::Crossbar.module_name(&p), "crossbar_p5_w16");
+        let q = BlockParams {
+            selection: PathSelection::MaxCredit,
+            ..p
+        };
+        assert_eq!(
+            BlockKind::RoutingArbiter.module_name(&q),
+            "routing_arbiter_p5_f2_maxcredit"
+        );
+        let r = BlockParams { on_off: true, ..p };
+        assert_eq!(
+            BlockKind::FlowControlUnit.module_name(&r),
+            "flow_control_unit_w16_d4_onoff"
+        );
+    }
+}
