@@ -742,3 +742,46 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod largest {
+    use super::*;
+    use crate::flows::{icarus, require_tool, verilator};
+
+    /// The largest parameters each block accepts lint clean too (constant
+    /// comparisons, for one, only show at the edges of the ranges).
+    #[test]
+    fn every_block_at_its_largest_parameters_lints_clean() {
+        if !require_tool("verilator") || !require_tool("iverilog") {
+            return;
+        }
+        let big = BlockParams {
+            ports: 16,
+            vcs: 8,
+            freedom: 8,
+            flit_width: 64,
+            dims: 4,
+            depth: 16,
+            on_off: true,
+            selection: PathSelection::Lfu,
+            addressing: Addressing::Absolute,
+        };
+        for kind in BLOCKS {
+            let mut p = big;
+            if kind == BlockKind::AddressDecoder || kind == BlockKind::EconomicalStorageTable {
+                p.flit_width = 16; // 4 dimensions fill a 16-bit head flit
+            }
+            if kind == BlockKind::RoutingArbiter {
+                p.freedom = 2; // P = 16 is the edge; F = 8 only adds time
+            }
+            let t = std::time::Instant::now();
+            let top = kind.module_name(&p);
+            let v = kind.verilog(&p).expect("largest parameters are valid");
+            eprintln!("{top}: emitted in {:?}", t.elapsed());
+            let lint = verilator::lint(&v, &top).expect("verilator runs");
+            assert!(lint.is_empty(), "{top}:\n{}", lint.join("\n"));
+            let iv = icarus::check(&v, &top).expect("iverilog compiles");
+            assert!(iv.is_empty(), "{top}:\n{}", iv.join("\n"));
+        }
+    }
+}
