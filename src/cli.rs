@@ -103,6 +103,11 @@ pub struct BlockArgs {
     #[arg(long, value_name = "NAME")]
     pub path_selection: Option<PathSelection>,
 
+    /// Header addressing of the address decoder: relative or absolute
+    /// [default: relative].
+    #[arg(long, value_name = "MODE")]
+    pub addressing: Option<Addressing>,
+
     /// Flow control of the flow-control unit: credit or on-off [default: credit].
     #[arg(long, value_name = "KIND")]
     pub flow_control: Option<FlowControl>,

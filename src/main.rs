@@ -10,7 +10,7 @@ use routergen::cli::{BlockArgs, CheckArgs, Cli, Command, Format, ModelArgs};
 use routergen::error::{Error, Result};
 use routergen::model::{self, paper, ModelInput, Technology};
 use routergen::output;
-use routergen::spec::{Algorithm, FlowControl, PathSelection, SpecInput, Topology};
+use routergen::spec::{Addressing, Algorithm, FlowControl, PathSelection, SpecInput, Topology};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -132,6 +132,7 @@ fn run_block(args: &BlockArgs) -> Result<()> {
         depth: block_param("--depth", args.depth, d.depth)?,
         on_off: args.flow_control == Some(FlowControl::OnOff),
         selection: args.path_selection.unwrap_or(PathSelection::StaticXy),
+        addressing: args.addressing.unwrap_or(Addressing::Relative),
     };
     kind.check(&params)?;
     if args.out.is_none() && !args.measure && !args.sweep {

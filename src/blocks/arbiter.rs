@@ -76,6 +76,7 @@ pub struct RoutingArbiter {
     best: Vec<Signal<Local, Score>>,
     bestj: Vec<Signal<Local, PortId>>,
     saturate: Signal<Local, Bit>,
+    from_start: Signal<Local, Bit>,
     port_id: Vec<Constant<PortId>>,
     last_port: Constant<PortId>,
     port_one: Constant<PortId>,
@@ -130,6 +131,7 @@ impl RoutingArbiter {
             best: signals(p),
             bestj: signals(p),
             saturate: Signal::default(),
+            from_start: Signal::default(),
             port_id: (0..p).map(id).collect(),
             last_port: id(p - 1),
             port_one: id(1),
@@ -157,6 +159,7 @@ impl Logic for RoutingArbiter {
     fn update(&mut self) {
         self.start.clock.next = self.clock.val();
         self.start.d.next = self.start.q.val();
+        self.from_start.next = false;
         for o in 0..self._p {
             self.age[o].clock.next = self.clock.val();
             self.uses[o].clock.next = self.clock.val();
@@ -179,7 +182,12 @@ impl Logic for RoutingArbiter {
             self.taken[o].next = false;
             self.used[o].next = false;
             // Round-robin order: inputs from the pointer up, then the rest.
-            self.first[o].next = self.start.q.val() <= self.port_id[o].val();
+            // (A running flag rather than `start <= o`, which is constant
+            // for the last port when P = 16.)
+            if self.start.q.val() == self.port_id[o].val() {
+                self.from_start.next = true;
+            }
+            self.first[o].next = self.from_start.val();
         }
         for k in 0..self._pp {
             self.grant_out[k].next = false;

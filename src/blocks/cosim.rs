@@ -410,3 +410,75 @@ pub fn cosimulate_all(variants: &[Variant]) -> Result<Option<(String, Mismatch)>
     }
     Ok(None)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn port(name: &str, input: bool) -> Port {
+        Port {
+            name: name.into(),
+            width: 4,
+            input,
+        }
+    }
+
+    #[test]
+    fn compare_reports_the_first_differing_cycle_and_signal() {
+        let ports = vec![port("a_in", true), port("x", false), port("y", false)];
+        let model = vec![vec![1, 2], vec![3, 4], vec![5, 6], vec![7, 8]];
+        assert_eq!(compare(&ports, &model, &model.clone()), None);
+        let mut verilog = model.clone();
+        verilog[2][1] = 9;
+        verilog[3][0] = 0;
+        assert_eq!(
+            compare(&ports, &model, &verilog),
+            Some(Mismatch {
+                cycle: 2,
+                signal: "y".into(),
+                model: 6,
+                verilog: 9
+            })
+        );
+        verilog.truncate(2);
+        let m = compare(&ports, &model, &verilog).expect("a short trace differs");
+        assert_eq!((m.cycle, m.signal.as_str()), (2, "(trace length)"));
+    }
+
+    #[test]
+    fn splitmix_is_reproducible_and_spreads() {
+        let a: Vec<u64> = (0..4)
+            .scan(SplitMix64::new(7), |r, _| Some(r.next_u64()))
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .scan(SplitMix64::new(7), |r, _| Some(r.next_u64()))
+            .collect();
+        assert_eq!(a, b);
+        let mut r = SplitMix64::new(1);
+        let ones = (0..10_000).filter(|_| r.chance(0.25)).count();
+        assert!((2_200..2_800).contains(&ones), "{ones}");
+    }
+
+    #[test]
+    fn wrapper_prefixes_every_port_but_the_clock() {
+        let v = Variant {
+            top: "blk_a".into(),
+            verilog: String::new(),
+            ports: vec![port("clock", true), port("d$0", true), port("q", false)],
+            stimulus: Vec::new(),
+            model: Vec::new(),
+        };
+        let (text, ports) = wrapper(&[
+            v.clone(),
+            Variant {
+                top: "blk_b".into(),
+                ..v
+            },
+        ]);
+        let names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["clock", "s0_d$0", "s0_q", "s1_d$0", "s1_q"]);
+        assert!(text.contains("blk_a s0("));
+        assert!(text.contains(".d$0(s1_d$0)"));
+        assert!(text.contains("output wire [3:0] s1_q;"));
+    }
+}

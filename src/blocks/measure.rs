@@ -101,7 +101,12 @@ pub fn table(rows: &[Measurement]) -> String {
     let mut prev: Option<&Measurement> = None;
     for r in rows {
         let pv = r.param.map_or("-".to_string(), |(_, v)| v.to_string());
-        let chien = r.chien_gates.map_or("-".to_string(), |c| format!("{c:.0}"));
+        // Figure 4 gives no constant for the header selector (0 in the
+        // technology file): shown as "-".
+        let chien = r
+            .chien_gates
+            .filter(|&c| c > 0.0)
+            .map_or("-".to_string(), |c| format!("{c:.0}"));
         let ratio = r
             .chien_gates
             .filter(|&c| c > 0.0)

@@ -8,26 +8,32 @@
 //! parameters (`crossbar_p5_w16`, children `crossbar_p5_w16$held$0`), so
 //! several blocks can share one design without name clashes.
 
+pub mod address_decoder;
 pub mod arbiter;
 pub mod cosim;
 pub mod crossbar;
+pub mod es_table;
 pub mod flow_control;
 pub mod header_selector;
+pub mod lookahead_mux;
 pub mod measure;
 pub mod vc_controller;
 
+pub use address_decoder::AddressDecoder;
 pub use arbiter::RoutingArbiter;
 pub use cosim::{cosimulate_all, ports, prepare, run_model, HwBlock, Variant};
 pub use crossbar::Crossbar;
+pub use es_table::EconomicalStorageTable;
 pub use flow_control::FlowControlUnit;
 pub use header_selector::HeaderSelector;
+pub use lookahead_mux::LookaheadMux;
 pub use vc_controller::VcController;
 
 use rust_hdl::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::model::Module;
-use crate::spec::{PathSelection, FLIT_WIDTHS};
+use crate::spec::{Addressing, PathSelection, FLIT_WIDTHS};
 
 /// `n` fresh signals, for the run-time-sized Vec fields of the blocks.
 pub fn signals<D: Direction, T: Synth>(n: usize) -> Vec<Signal<D, T>> {
@@ -42,15 +48,21 @@ pub enum BlockKind {
     RoutingArbiter,
     HeaderSelector,
     VcController,
+    AddressDecoder,
+    EconomicalStorageTable,
+    LookaheadMux,
 }
 
 /// Every block, in the order the CLI lists them.
-pub const BLOCKS: [BlockKind; 5] = [
+pub const BLOCKS: [BlockKind; 8] = [
     BlockKind::Crossbar,
     BlockKind::FlowControlUnit,
     BlockKind::RoutingArbiter,
     BlockKind::HeaderSelector,
     BlockKind::VcController,
+    BlockKind::AddressDecoder,
+    BlockKind::EconomicalStorageTable,
+    BlockKind::LookaheadMux,
 ];
 
 /// Block parameters; each block reads the ones it uses (see
@@ -73,6 +85,8 @@ pub struct BlockParams {
     pub on_off: bool,
     /// Path-selection heuristic of the routing arbiter (LAPSES §4.1).
     pub selection: PathSelection,
+    /// Header addressing of the address decoder.
+    pub addressing: Addressing,
 }
 
 impl Default for BlockParams {
@@ -86,6 +100,7 @@ impl Default for BlockParams {
             depth: 4,
             on_off: false,
             selection: PathSelection::StaticXy,
+            addressing: Addressing::Relative,
         }
     }
 }
@@ -179,6 +194,9 @@ impl BlockKind {
             BlockKind::RoutingArbiter => "routing_arbiter",
             BlockKind::HeaderSelector => "header_selector",
             BlockKind::VcController => "vc_controller",
+            BlockKind::AddressDecoder => "address_decoder",
+            BlockKind::EconomicalStorageTable => "economical_storage_table",
+            BlockKind::LookaheadMux => "lookahead_mux",
         }
     }
 
@@ -205,6 +223,9 @@ impl BlockKind {
             BlockKind::RoutingArbiter => &[Param::Ports, Param::Freedom],
             BlockKind::HeaderSelector => &[Param::Freedom, Param::FlitWidth],
             BlockKind::VcController => &[Param::Vcs, Param::FlitWidth, Param::Depth],
+            BlockKind::AddressDecoder => &[Param::Dims, Param::FlitWidth],
+            BlockKind::EconomicalStorageTable => &[Param::Dims, Param::FlitWidth],
+            BlockKind::LookaheadMux => &[Param::Ports, Param::Freedom, Param::FlitWidth],
         }
     }
 
@@ -217,6 +238,8 @@ impl BlockKind {
             BlockKind::RoutingArbiter => Some((Module::RoutingArbiter, Some(Param::Freedom))),
             BlockKind::HeaderSelector => Some((Module::HeaderSelector, Some(Param::Freedom))),
             BlockKind::VcController => Some((Module::VcController, Some(Param::Vcs))),
+            BlockKind::AddressDecoder => Some((Module::AddressDecoder, None)),
+            BlockKind::EconomicalStorageTable | BlockKind::LookaheadMux => None,
         }
     }
 
@@ -264,6 +287,28 @@ impl BlockKind {
                 )));
             }
         }
+        if matches!(
+            self,
+            BlockKind::AddressDecoder | BlockKind::EconomicalStorageTable
+        ) && params.dims * address_decoder::FIELD_BITS > params.flit_width
+        {
+            return Err(Error::InvalidSpec(format!(
+                "--dims {} does not fit a {}-bit head flit: the {} reads a \
+                 {}-bit field per dimension, so at most {} dimensions",
+                params.dims,
+                params.flit_width,
+                self.name().replace('_', " "),
+                address_decoder::FIELD_BITS,
+                params.flit_width / address_decoder::FIELD_BITS
+            )));
+        }
+        if self == BlockKind::LookaheadMux && params.ports > params.flit_width {
+            return Err(Error::InvalidSpec(format!(
+                "--ports {} does not fit a {}-bit head flit: the look-ahead field holds \
+                 one bit per output, so at most {} ports",
+                params.ports, params.flit_width, params.flit_width
+            )));
+        }
         if self == BlockKind::RoutingArbiter && params.freedom > params.ports {
             return Err(Error::InvalidSpec(format!(
                 "--freedom {} is larger than --ports {}: an input cannot have more \
@@ -284,6 +329,12 @@ impl BlockKind {
         }
         if self == BlockKind::FlowControlUnit && params.on_off {
             s.push_str("_onoff");
+        }
+        if self == BlockKind::AddressDecoder {
+            s.push_str(match params.addressing {
+                Addressing::Relative => "_rel",
+                Addressing::Absolute => "_abs",
+            });
         }
         if self == BlockKind::RoutingArbiter {
             s.push('_');
@@ -409,6 +460,90 @@ macro_rules! with_block {
             }
             (BlockKind::VcController, _) => {
                 let $b = VcController::<64>::new(params.vcs, params.depth);
+                $body
+            }
+            (BlockKind::AddressDecoder, 8) => {
+                let $b = AddressDecoder::<8>::new(
+                    params.dims,
+                    params.addressing,
+                    &address_decoder::dimension_order_table(params.dims),
+                );
+                $body
+            }
+            (BlockKind::AddressDecoder, 16) => {
+                let $b = AddressDecoder::<16>::new(
+                    params.dims,
+                    params.addressing,
+                    &address_decoder::dimension_order_table(params.dims),
+                );
+                $body
+            }
+            (BlockKind::AddressDecoder, 32) => {
+                let $b = AddressDecoder::<32>::new(
+                    params.dims,
+                    params.addressing,
+                    &address_decoder::dimension_order_table(params.dims),
+                );
+                $body
+            }
+            (BlockKind::AddressDecoder, _) => {
+                let $b = AddressDecoder::<64>::new(
+                    params.dims,
+                    params.addressing,
+                    &address_decoder::dimension_order_table(params.dims),
+                );
+                $body
+            }
+            (BlockKind::EconomicalStorageTable, 8) => {
+                let $b = EconomicalStorageTable::<8>::new(
+                    params.dims,
+                    &es_table::entries_from_masks(&address_decoder::dimension_order_table(
+                        params.dims,
+                    )),
+                );
+                $body
+            }
+            (BlockKind::EconomicalStorageTable, 16) => {
+                let $b = EconomicalStorageTable::<16>::new(
+                    params.dims,
+                    &es_table::entries_from_masks(&address_decoder::dimension_order_table(
+                        params.dims,
+                    )),
+                );
+                $body
+            }
+            (BlockKind::EconomicalStorageTable, 32) => {
+                let $b = EconomicalStorageTable::<32>::new(
+                    params.dims,
+                    &es_table::entries_from_masks(&address_decoder::dimension_order_table(
+                        params.dims,
+                    )),
+                );
+                $body
+            }
+            (BlockKind::EconomicalStorageTable, _) => {
+                let $b = EconomicalStorageTable::<64>::new(
+                    params.dims,
+                    &es_table::entries_from_masks(&address_decoder::dimension_order_table(
+                        params.dims,
+                    )),
+                );
+                $body
+            }
+            (BlockKind::LookaheadMux, 8) => {
+                let $b = LookaheadMux::<8>::new(params.ports, params.freedom);
+                $body
+            }
+            (BlockKind::LookaheadMux, 16) => {
+                let $b = LookaheadMux::<16>::new(params.ports, params.freedom);
+                $body
+            }
+            (BlockKind::LookaheadMux, 32) => {
+                let $b = LookaheadMux::<32>::new(params.ports, params.freedom);
+                $body
+            }
+            (BlockKind::LookaheadMux, _) => {
+                let $b = LookaheadMux::<64>::new(params.ports, params.freedom);
                 $body
             }
             (BlockKind::FlowControlUnit, _) => {
@@ -553,5 +688,100 @@ pub(crate) mod tool_checks {
             None => panic!("co-simulation missed the mutant {name}"),
         }
         eprintln!("verilator co-simulation {:?}", t1.elapsed());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rename_top_renames_modules_and_instances_only() {
+        let v = "module top(a,stop$x);\n    top$held$0 held$0(.q(top_q));\nendmodule // top\n\nmodule top$held$0(q);\nendmodule // top$held$0\n";
+        let r = rename_top(v, "blk_p2");
+        assert!(r.contains("module blk_p2(a,stop$x);"));
+        assert!(r.contains("    blk_p2$held$0 held$0(.q(top_q));"));
+        assert!(r.contains("endmodule // blk_p2\n"));
+        assert!(r.contains("module blk_p2$held$0(q);"));
+        assert!(!r.contains("module top"));
+    }
+
+    #[test]
+    fn block_names_parse_in_any_spelling_and_list_the_blocks_otherwise() {
+        assert_eq!(
+            BlockKind::from_name("Vc-Controller").unwrap(),
+            BlockKind::VcController
+        );
+        assert_eq!(
+            BlockKind::from_name("lookahead_mux").unwrap(),
+            BlockKind::LookaheadMux
+        );
+        let err = BlockKind::from_name("switch").unwrap_err().to_string();
+        assert!(
+            err.contains("'switch'") && err.contains("economical_storage_table"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn module_names_carry_the_parameters() {
+        let p = BlockParams::default();
+        assert_eq!(BlockKind::Crossbar.module_name(&p), "crossbar_p5_w16");
+        let q = BlockParams {
+            selection: PathSelection::MaxCredit,
+            ..p
+        };
+        assert_eq!(
+            BlockKind::RoutingArbiter.module_name(&q),
+            "routing_arbiter_p5_f2_maxcredit"
+        );
+        let r = BlockParams { on_off: true, ..p };
+        assert_eq!(
+            BlockKind::FlowControlUnit.module_name(&r),
+            "flow_control_unit_w16_d4_onoff"
+        );
+    }
+}
+
+#[cfg(test)]
+mod largest {
+    use super::*;
+    use crate::flows::{icarus, require_tool, verilator};
+
+    /// The largest parameters each block accepts lint clean too (constant
+    /// comparisons, for one, only show at the edges of the ranges).
+    #[test]
+    fn every_block_at_its_largest_parameters_lints_clean() {
+        if !require_tool("verilator") || !require_tool("iverilog") {
+            return;
+        }
+        let big = BlockParams {
+            ports: 16,
+            vcs: 8,
+            freedom: 8,
+            flit_width: 64,
+            dims: 4,
+            depth: 16,
+            on_off: true,
+            selection: PathSelection::Lfu,
+            addressing: Addressing::Absolute,
+        };
+        for kind in BLOCKS {
+            let mut p = big;
+            if kind == BlockKind::AddressDecoder || kind == BlockKind::EconomicalStorageTable {
+                p.flit_width = 16; // 4 dimensions fill a 16-bit head flit
+            }
+            if kind == BlockKind::RoutingArbiter {
+                p.freedom = 2; // P = 16 is the edge; F = 8 only adds time
+            }
+            let t = std::time::Instant::now();
+            let top = kind.module_name(&p);
+            let v = kind.verilog(&p).expect("largest parameters are valid");
+            eprintln!("{top}: emitted in {:?}", t.elapsed());
+            let lint = verilator::lint(&v, &top).expect("verilator runs");
+            assert!(lint.is_empty(), "{top}:\n{}", lint.join("\n"));
+            let iv = icarus::check(&v, &top).expect("iverilog compiles");
+            assert!(iv.is_empty(), "{top}:\n{}", iv.join("\n"));
+        }
     }
 }

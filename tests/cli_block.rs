@@ -1,0 +1,136 @@
+//! `routergen block`: emission, bad input, and the gate count.
+
+use std::process::Command;
+
+fn routergen(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_routergen"))
+        .args(args)
+        .output()
+        .expect("routergen runs")
+}
+
+fn temp_dir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("routergen-cli-block-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn writes_one_file_named_after_the_block_with_a_parameterized_top_module() {
+    let dir = temp_dir("emit");
+    let out = routergen(&[
+        "block",
+        "crossbar",
+        "--ports",
+        "3",
+        "--flit-width",
+        "8",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.join("crossbar.v")).unwrap();
+    assert!(text.contains("module crossbar_p3_w8("));
+    assert!(!text.contains("module top"), "rust-hdl's name is gone");
+    // Children are renamed with the top, so blocks can share a design.
+    assert!(text.contains("module crossbar_p3_w8$held$0("));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_names_and_values_exit_2_with_a_message_naming_them() {
+    let dir = temp_dir("bad");
+    let d = dir.to_str().unwrap();
+    for (args, needle) in [
+        (vec!["block", "router", "-o", d], "'router'"),
+        (
+            vec!["block", "crossbar", "--flit-width", "12", "-o", d],
+            "--flit-width 12",
+        ),
+        (
+            vec!["block", "crossbar", "--ports", "0", "-o", d],
+            "--ports 0",
+        ),
+        (
+            vec!["block", "crossbar", "--ports", "-3", "-o", d],
+            "--ports -3",
+        ),
+        (
+            vec!["block", "vc-controller", "--vcs", "9", "-o", d],
+            "--vcs 9",
+        ),
+        (
+            vec![
+                "block",
+                "routing-arbiter",
+                "--ports",
+                "3",
+                "--freedom",
+                "4",
+                "-o",
+                d,
+            ],
+            "--freedom 4",
+        ),
+        (
+            vec![
+                "block",
+                "address-decoder",
+                "--dims",
+                "3",
+                "--flit-width",
+                "8",
+                "-o",
+                d,
+            ],
+            "--dims 3",
+        ),
+        (vec!["block", "crossbar"], "-o DIR"),
+    ] {
+        let out = routergen(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    assert!(!dir.exists(), "nothing written on bad input");
+}
+
+#[test]
+fn measure_prints_the_yosys_count_beside_chien() {
+    if !routergen::flows::require_tool("yosys") {
+        return;
+    }
+    let out = routergen(&[
+        "block",
+        "crossbar",
+        "--ports",
+        "3",
+        "--flit-width",
+        "8",
+        "--measure",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("| crossbar_p3_w8"))
+        .unwrap_or_else(|| panic!("no row in {text}"));
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    // | module | P | gates | inverters | flip-flops | Chien | ratio | growth |
+    assert_eq!(cells[2], "3");
+    let gates: u64 = cells[3].parse().unwrap();
+    assert!(gates > 0);
+    // Chien Figure 4: 29 P^2 gates for a crossbar.
+    assert_eq!(cells[6], "261");
+    // 3 x 3 connections held: 9 flip-flops.
+    assert_eq!(cells[5], "9");
+}
