@@ -1,23 +1,20 @@
 //! `routergen block`: emission, bad input, and the gate count.
 
-use std::process::Command;
+mod common;
 
-fn routergen(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_routergen"))
-        .args(args)
-        .output()
-        .expect("routergen runs")
-}
+use common::routergen;
 
-fn temp_dir(tag: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("routergen-cli-block-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+/// A fresh directory path inside a temporary directory that is removed
+/// when the guard drops.
+fn temp_dir() -> (tempfile::TempDir, std::path::PathBuf) {
+    let guard = tempfile::tempdir().unwrap();
+    let path = guard.path().join("out");
+    (guard, path)
 }
 
 #[test]
 fn writes_one_file_named_after_the_block_with_a_parameterized_top_module() {
-    let dir = temp_dir("emit");
+    let (_guard, dir) = temp_dir();
     let out = routergen(&[
         "block",
         "crossbar",
@@ -38,12 +35,11 @@ fn writes_one_file_named_after_the_block_with_a_parameterized_top_module() {
     assert!(!text.contains("module top"), "rust-hdl's name is gone");
     // Children are renamed with the top, so blocks can share a design.
     assert!(text.contains("module crossbar_p3_w8$held$0("));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bad_names_and_values_exit_2_with_a_message_naming_them() {
-    let dir = temp_dir("bad");
+    let (_guard, dir) = temp_dir();
     let d = dir.to_str().unwrap();
     for (args, needle) in [
         (vec!["block", "router", "-o", d], "'router'"),
