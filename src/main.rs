@@ -44,7 +44,7 @@ fn run_generate(cli: &Cli) -> Result<()> {
     };
     let resolved = file.overlay(cli.spec.to_input()).resolve()?;
     let tech = load_tech(cli.tech.as_deref())?;
-    let files = output::render(&resolved.spec, &tech);
+    let files = output::render(&resolved.spec, &tech)?;
     output::write_dir(out, &files)?;
     println!("routergen: {}", resolved.spec.name());
     print!("{}", resolved.spec.describe(&resolved.defaulted));

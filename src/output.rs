@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::algo::{check, tables, Network, Relation};
 use crate::error::{Error, Result};
 use crate::model::{self, CostReport, ModelInput, Technology};
 use crate::spec::RouterSpec;
@@ -26,25 +27,57 @@ struct JsonReport<'a> {
     header_bits: u32,
     nodes: u64,
     model: &'a CostReport,
+    deadlock: JsonCheck,
+    tables: &'a Option<tables::Sizes>,
+}
+
+/// The deadlock checker's verdict on the spec's own network.
+#[derive(Serialize)]
+struct JsonCheck {
+    proved: bool,
+    verdict: &'static str,
+    /// One dependency cycle, when the proof fails on one.
+    cycle: Option<String>,
 }
 
 /// The files routergen writes for `spec`.
-pub fn render(spec: &RouterSpec, tech: &Technology) -> Files {
+pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
     let cost = model::evaluate(&ModelInput::from_spec(spec), tech);
+    let net = Network::new(spec.topology, spec.dims, spec.radix)?;
+    let relation = Relation::new(spec.algorithm, net, spec.vcs)?;
+    let proof = check::check(&relation, true);
     let json = JsonReport {
         name: spec.name(),
         spec,
         header_bits: spec.header_bits(),
         nodes: spec.nodes(),
         model: &cost,
+        deadlock: JsonCheck {
+            proved: proof.proved(),
+            verdict: proof.verdict_text(),
+            cycle: proof.cycle().map(|c| check::cycle_text(&net, c)),
+        },
+        tables: &proof.tables,
     };
     let mut report_json = serde_json::to_string_pretty(&json).expect("reports serialize");
     report_json.push('\n');
-    vec![
+    let mut md = report_md(spec, &cost);
+    md.push_str(&format!(
+        "\n## Deadlock freedom and routing tables\n\nThe routing relation checked on this \
+         network by `routergen check --algo {} --topology {} --dims {} --radix {} --vcs {}`:\n\n\
+         ```\n{}```\n",
+        spec.algorithm,
+        spec.topology,
+        spec.dims,
+        spec.radix,
+        spec.vcs,
+        proof.to_text()
+    ));
+    Ok(vec![
         (PathBuf::from(SPEC_FILE), spec_toml(spec)),
-        (PathBuf::from("report.md"), report_md(spec, &cost)),
+        (PathBuf::from("report.md"), md),
         (PathBuf::from("report.json"), report_json),
-    ]
+    ])
 }
 
 fn spec_toml(spec: &RouterSpec) -> String {

@@ -183,6 +183,33 @@ impl Report {
         }
     }
 
+    /// The verdict in one sentence, with the theorem it rests on.
+    pub fn verdict_text(&self) -> &'static str {
+        match self.verdict {
+            Verdict::Proved => {
+                if self.escape.is_some() {
+                    "deadlock-free: the escape sub-function is connected and its extended dependency graph is acyclic (Duato, survey §4.2 Theorem 2)"
+                } else if self.cdg.cycle.is_none() {
+                    "deadlock-free: the channel dependency graph is acyclic (Dally and Seitz, survey §4.2 Theorem 1)"
+                } else {
+                    "deadlock-free"
+                }
+            }
+            Verdict::Invalid => "not proved: the relation offers hops that do not exist",
+            Verdict::NotConnected => "not proved: the relation is not connected",
+            Verdict::NotMinimal => "not proved: the relation is not minimal, as its paper claims",
+            Verdict::DeadlockPossible => {
+                if self.escape.is_some() {
+                    "not proved, deadlock not excluded: the extended dependency graph of the escape sub-function has a cycle (Duato's condition fails for this sub-function)"
+                } else if self.deterministic {
+                    "deadlock possible: the channel dependency graph of a deterministic relation has a cycle (survey §4.2 Theorem 1 is necessary and sufficient here)"
+                } else {
+                    "not proved, deadlock not excluded: the channel dependency graph has a cycle, and without an escape sub-function an acyclic graph is the only proof the checker has"
+                }
+            }
+        }
+    }
+
     pub fn to_text(&self) -> String {
         let net = &self.net;
         let mut s = String::new();
@@ -267,29 +294,7 @@ impl Report {
         if let Some(t) = &self.tables {
             let _ = writeln!(s, "{}", t.to_text());
         }
-        let verdict = match self.verdict {
-            Verdict::Proved => {
-                if self.escape.is_some() {
-                    "deadlock-free: the escape sub-function is connected and its extended dependency graph is acyclic (Duato, survey §4.2 Theorem 2)"
-                } else if self.cdg.cycle.is_none() {
-                    "deadlock-free: the channel dependency graph is acyclic (Dally and Seitz, survey §4.2 Theorem 1)"
-                } else {
-                    "deadlock-free"
-                }
-            }
-            Verdict::Invalid => "not proved: the relation offers hops that do not exist",
-            Verdict::NotConnected => "not proved: the relation is not connected",
-            Verdict::NotMinimal => "not proved: the relation is not minimal, as its paper claims",
-            Verdict::DeadlockPossible => {
-                if self.escape.is_some() {
-                    "not proved, deadlock not excluded: the extended dependency graph of the escape sub-function has a cycle (Duato's condition fails for this sub-function)"
-                } else if self.deterministic {
-                    "deadlock possible: the channel dependency graph of a deterministic relation has a cycle (survey §4.2 Theorem 1 is necessary and sufficient here)"
-                } else {
-                    "not proved, deadlock not excluded: the channel dependency graph has a cycle, and without an escape sub-function an acyclic graph is the only proof the checker has"
-                }
-            }
-        };
+        let verdict = self.verdict_text();
         let _ = writeln!(s, "verdict: {verdict}");
         if self.verdict == Verdict::DeadlockPossible {
             if let Some(c) = self.cycle() {

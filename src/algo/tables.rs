@@ -353,7 +353,7 @@ impl MetaTable {
 
 /// Table sizes for the whole network, and how faithfully each encodes the
 /// relation (LAPSES Table 5).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Sizes {
     pub economical: usize,
     /// First place where the economical table is not well-defined.
