@@ -46,7 +46,6 @@ pub mod verilator;
 pub mod yosys;
 
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A failure to run an external tool, or output it did not accept.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,43 +74,31 @@ impl ToolError {
 /// A directory under the system temp dir, removed when dropped.
 #[derive(Debug)]
 pub struct TempDir {
-    path: PathBuf,
+    dir: tempfile::TempDir,
 }
 
 impl TempDir {
     pub fn new(prefix: &str) -> Result<TempDir, ToolError> {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = std::env::temp_dir().join(format!(
-            "routergen-{prefix}-{}-{n}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&path).map_err(|e| {
-            ToolError::new(prefix, format!("cannot create {}: {e}", path.display()))
-        })?;
-        Ok(TempDir { path })
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("routergen-{prefix}-"))
+            .tempdir()
+            .map_err(|e| {
+                ToolError::new(prefix, format!("cannot create a temporary directory: {e}"))
+            })?;
+        Ok(TempDir { dir })
     }
 
     pub fn path(&self) -> &std::path::Path {
-        &self.path
+        self.dir.path()
     }
 
     /// Writes `text` to `name` inside the directory and returns its path.
     pub fn write(&self, name: &str, text: &str) -> Result<PathBuf, ToolError> {
-        let p = self.path.join(name);
+        let p = self.path().join(name);
         std::fs::write(&p, text).map_err(|e| {
             ToolError::new("routergen", format!("cannot write {}: {e}", p.display()))
         })?;
         Ok(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
     }
 }
 
