@@ -1,0 +1,319 @@
+//! Router tests. The oracles are the routing relation (`Relation::permits`),
+//! the interface document's header rule and flow-control rules, and the
+//! Verilog tools; none is computed by the router code.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::*;
+use crate::algo::{Dir, Input, NodeId, Port};
+use crate::blocks::cosim::SplitMix64;
+use crate::spec::{Algorithm, SpecInput};
+
+pub(crate) fn spec(algorithm: Algorithm, radix: u32, vcs: u32) -> RouterSpec {
+    SpecInput {
+        algorithm: Some(algorithm),
+        radix: Some(radix as i64),
+        vcs: Some(vcs as i64),
+        flit_width: Some(16),
+        ..SpecInput::default()
+    }
+    .resolve()
+    .expect("valid spec")
+    .spec
+}
+
+/// Interface port p as a relation port (docs/interface.md: 0 local,
+/// 2d+1 toward +d, 2d+2 toward -d). Written from the document.
+fn port_of(p: usize) -> Port {
+    if p == 0 {
+        Port::Local
+    } else {
+        let dir = if p % 2 == 1 { Dir::Plus } else { Dir::Minus };
+        Port::link((p - 1) / 2, dir)
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Packet {
+    input: Input,
+    in_port: usize,
+    in_vc: usize,
+    dest: NodeId,
+    seq: usize,
+    flits: Vec<u64>,
+}
+
+/// Scoreboard run: one router at `node` of a k x k mesh; packets on every
+/// input to every destination the relation routes from there, random
+/// back-pressure both ways. Panics on the first violation.
+fn scoreboard(spec: &RouterSpec, node: NodeId, packets_per_vc: usize, seed: u64) -> usize {
+    let net = Network::new(spec.topology, spec.dims, spec.radix).unwrap();
+    let rel = Relation::new(spec.algorithm, net, spec.vcs).unwrap();
+    let mut r = Router::<16>::new(spec).expect("supported");
+    crate::blocks::prepare(&mut r);
+    let p = r.ports();
+    let v = r.vcs();
+    let depth = spec.buffer_depth as usize;
+    let f = spec.address_field_bits() as usize;
+    let n = spec.dims as usize;
+    let fmask = (1u64 << f) - 1;
+    let mut rng = SplitMix64::new(seed);
+
+    // Packets per (input port, VC), each to a destination the relation
+    // lets a message arriving there take.
+    let mut queues: Vec<VecDeque<Packet>> = vec![VecDeque::new(); p * v];
+    let mut all: HashMap<usize, Packet> = HashMap::new();
+    let mut id = 0;
+    for q in 0..p {
+        let here = port_of(q);
+        // The upstream router on link q sends toward us in the reverse
+        // direction; its hop must be one the relation permits.
+        let (upstream, travelling) = match here {
+            Port::Local => (None, Port::Local),
+            Port::Link { dim, dir } => (
+                net.neighbour(node, here),
+                Port::Link {
+                    dim,
+                    dir: dir.reverse(),
+                },
+            ),
+        };
+        if here != Port::Local && upstream.is_none() {
+            continue; // a mesh edge: the link is tied off
+        }
+        for c in 0..v {
+            let dests: Vec<NodeId> = (0..net.nodes())
+                .filter(|&dst| match upstream {
+                    None => true,
+                    Some(u) => rel.permits(u, Input::INJECTED, dst, travelling, c as u8),
+                })
+                .collect();
+            assert!(!dests.is_empty() || q == 0);
+            for seq in 0..packets_per_vc {
+                if dests.is_empty() {
+                    break;
+                }
+                let dest = dests[(rng.next_u64() % dests.len() as u64) as usize];
+                let len = 1 + (rng.next_u64() % 4) as usize;
+                // Head: the offsets (docs/interface.md), then the packet id.
+                let mut head = 0u64;
+                for d in 0..n {
+                    let off = net.coord(dest, d) as i64 - net.coord(node, d) as i64;
+                    head |= ((off as u64) & fmask) << (d * f);
+                }
+                head |= (id as u64) << (n * f);
+                head &= 0xffff;
+                let mut flits = vec![head];
+                for _ in 1..len {
+                    flits.push(rng.next_u64() & 0xffff);
+                }
+                let pk = Packet {
+                    input: Input {
+                        port: travelling,
+                        vc: c as u8,
+                    },
+                    in_port: q,
+                    in_vc: c,
+                    dest,
+                    seq,
+                    flits,
+                };
+                all.insert(id, pk.clone());
+                queues[q * v + c].push_back(pk);
+                id += 1;
+            }
+        }
+    }
+    assert!(id < 1 << (16 - n * f), "packet ids must fit the payload");
+    let total = id;
+
+    // Sender state per input VC: credits, position in the current packet.
+    let mut send_credits = vec![depth; p * v];
+    let mut send_pos = vec![0usize; p * v];
+    // Receiver state per output VC: credits, packet in progress, returns.
+    let mut out_credits = vec![depth; p * v];
+    let mut holding: Vec<Option<(usize, usize)>> = vec![None; p * v];
+    let mut returns: Vec<VecDeque<usize>> = vec![VecDeque::new(); p * v];
+    let mut delivered = 0;
+    let mut last_seq: HashMap<(usize, usize), Option<usize>> = HashMap::new();
+    let mut seen_head = vec![false; total];
+    let mut cycle = 0;
+    let mut idle = 0;
+    while delivered < total {
+        cycle += 1;
+        assert!(
+            idle < 2000,
+            "no progress for 2000 cycles at cycle {cycle}: {delivered} of {total} delivered"
+        );
+        let rst = cycle <= 2;
+        r.rst.next = rst;
+        // Senders: one flit per input port, on a VC with a credit.
+        let mut sent: Vec<Option<usize>> = vec![None; p];
+        for q in 0..p {
+            r.in_valid[q].next = false;
+            r.in_head[q].next = false;
+            r.in_tail[q].next = false;
+            r.in_data[q].next = 0u64.into();
+            r.in_vc[q].next = 0u64.into();
+            if rst || !rng.chance(0.7) {
+                continue;
+            }
+            let ready: Vec<usize> = (0..v)
+                .filter(|&c| !queues[q * v + c].is_empty() && send_credits[q * v + c] > 0)
+                .collect();
+            if ready.is_empty() {
+                continue;
+            }
+            let c = ready[(rng.next_u64() % ready.len() as u64) as usize];
+            let k = q * v + c;
+            let pk = &queues[k][0];
+            let i = send_pos[k];
+            r.in_valid[q].next = true;
+            r.in_head[q].next = i == 0;
+            r.in_tail[q].next = i + 1 == pk.flits.len();
+            r.in_data[q].next = pk.flits[i].into();
+            r.in_vc[q].next = (c as u64).into();
+            sent[q] = Some(c);
+        }
+        // Downstream receivers return credits after random delays.
+        for k in 0..p * v {
+            let due = returns[k].front().is_some_and(|&t| t <= cycle);
+            r.out_credit[k].next = due;
+            if due {
+                returns[k].pop_front();
+                out_credits[k] += 1;
+            }
+        }
+        r.clock.next = Clock::from(false);
+        simulate(&mut r, 1000);
+        idle += 1;
+        for q in 0..p {
+            if let Some(c) = sent[q] {
+                let k = q * v + c;
+                send_credits[k] -= 1;
+                send_pos[k] += 1;
+                if send_pos[k] == queues[k][0].flits.len() {
+                    queues[k].pop_front();
+                    send_pos[k] = 0;
+                }
+            }
+        }
+        for k in 0..p * v {
+            if r.in_credit[k].val() {
+                send_credits[k] += 1;
+                assert!(
+                    send_credits[k] <= depth,
+                    "input VC {k}: more credits than slots"
+                );
+            }
+        }
+        for o in 0..p {
+            if !r.out_valid[o].val() {
+                continue;
+            }
+            idle = 0;
+            let c = r.out_vc[o].val().index();
+            assert!(c < v, "output {o}: VC {c} out of range");
+            let k = o * v + c;
+            assert!(
+                out_credits[k] > 0,
+                "cycle {cycle}: output {o} VC {c} sent without a credit"
+            );
+            out_credits[k] -= 1;
+            let delay = 1 + (rng.next_u64() % 12) as usize;
+            let at = returns[k].back().map_or(0, |&t| t + 1).max(cycle + delay);
+            returns[k].push_back(at);
+            let data = r.out_data[o].val().to_u64();
+            let head = r.out_head[o].val();
+            let tail = r.out_tail[o].val();
+            if head {
+                assert!(
+                    holding[k].is_none(),
+                    "cycle {cycle}: output {o} VC {c}: a head interleaves another packet"
+                );
+                let pid = (data >> (n * f)) as usize;
+                let pk = all
+                    .get(&pid)
+                    .unwrap_or_else(|| panic!("cycle {cycle}: unknown packet {pid} on output {o}"));
+                assert!(!seen_head[pid], "packet {pid} delivered twice");
+                seen_head[pid] = true;
+                assert!(
+                    rel.permits(node, pk.input, pk.dest, port_of(o), c as u8),
+                    "packet {pid} to {} left on port {o} VC {c}, which the relation does not permit",
+                    net.node_name(pk.dest)
+                );
+                // In order: packets from one input VC that share an output
+                // VC leave in the order they came (on different outputs they
+                // may pass one another in the output buffers).
+                let ik = pk.in_port * v + pk.in_vc;
+                let last = last_seq.entry((ik, k)).or_insert(None);
+                assert!(
+                    !matches!(*last, Some(l) if l >= pk.seq),
+                    "packet {pid} overtook another from its input VC on output {o} VC {c}"
+                );
+                *last = Some(pk.seq);
+                // Header rule: the offset of the dimension travelled moves one
+                // step toward zero; everything else is unchanged.
+                let mut expect = pk.flits[0];
+                if let Port::Link { dim, dir } = port_of(o) {
+                    let shift = dim as usize * f;
+                    let field = (expect >> shift) & fmask;
+                    let moved = match dir {
+                        Dir::Plus => field.wrapping_sub(1),
+                        Dir::Minus => field.wrapping_add(1),
+                    } & fmask;
+                    expect = (expect & !(fmask << shift)) | (moved << shift);
+                }
+                assert_eq!(
+                    data, expect,
+                    "packet {pid}: head {data:#x}, expected {expect:#x}"
+                );
+                holding[k] = Some((pid, 1));
+            } else {
+                let (pid, i) = holding[k].unwrap_or_else(|| {
+                    panic!("cycle {cycle}: output {o} VC {c}: a body flit outside a packet")
+                });
+                let pk = &all[&pid];
+                assert!(i < pk.flits.len(), "packet {pid}: too many flits");
+                assert_eq!(data, pk.flits[i], "packet {pid} flit {i} changed");
+                holding[k] = Some((pid, i + 1));
+            }
+            if tail {
+                let (pid, i) = holding[k].expect("held");
+                assert_eq!(i, all[&pid].flits.len(), "packet {pid}: tail too early");
+                holding[k] = None;
+                delivered += 1;
+            } else if let Some((pid, i)) = holding[k] {
+                assert!(i < all[&pid].flits.len(), "packet {pid}: tail flag missing");
+            }
+        }
+        r.clock.next = Clock::from(true);
+        simulate(&mut r, 1000);
+    }
+    assert!(seen_head.iter().all(|&s| s));
+    cycle
+}
+
+#[test]
+fn scoreboard_dor_v1_middle_node() {
+    let s = spec(Algorithm::DimensionOrder, 4, 1);
+    let node = 1 + 4 * 2; // (1, 2)
+    let cycles = scoreboard(&s, node, 12, 11);
+    eprintln!("dor v1: {cycles} cycles");
+}
+
+#[test]
+fn scoreboard_dor_v2_middle_and_corner() {
+    let s = spec(Algorithm::DimensionOrder, 5, 2);
+    let cycles = scoreboard(&s, 2 + 5 * 2, 10, 12);
+    eprintln!("dor v2 middle: {cycles} cycles");
+    let cycles = scoreboard(&s, 0, 10, 13);
+    eprintln!("dor v2 corner: {cycles} cycles");
+}
+
+#[test]
+fn emit_dor_v2() {
+    let s = spec(Algorithm::DimensionOrder, 4, 2);
+    let v = verilog(&s).expect("supported");
+    std::fs::write("/tmp/probe/r.v", &v).unwrap();
+}
