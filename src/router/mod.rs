@@ -296,8 +296,8 @@ impl<const W: usize> Logic for Router<W> {
         let has_credit: Vec<bool> = (0..pv)
             .map(|k| self.credits[k].q.val() != Count::default())
             .collect();
-        for k in 0..pv {
-            self.arb.out_free[k].next = !self.xbar.out_busy[k].val() && has_credit[k];
+        for (k, &room) in has_credit.iter().enumerate() {
+            self.arb.out_free[k].next = !self.xbar.out_busy[k].val() && room;
             self.arb.out_credits[k].next = Bits::<8>::default();
             self.arb.out_mux[k].next = Bits::<8>::default();
         }
@@ -648,11 +648,10 @@ impl<const W: usize> HwBlock for Router<W> {
     fn bias(&self, name: &str) -> Option<f64> {
         if name.starts_with("in_valid") {
             Some(0.5)
-        } else if name.starts_with("in_head") {
-            Some(0.3)
-        } else if name.starts_with("in_tail") {
-            Some(0.3)
-        } else if name.starts_with("out_credit") {
+        } else if ["in_head", "in_tail", "out_credit"]
+            .iter()
+            .any(|x| name.starts_with(x))
+        {
             Some(0.3)
         } else {
             None

@@ -65,6 +65,9 @@ fn inputs(rel: &Relation, node: u32) -> Vec<Input> {
     all
 }
 
+/// A relation's (port, VC) answer and where it was first given.
+type Answer = (Vec<(usize, u8)>, String);
+
 /// Compiles `rel` for a router with relative addressing, or explains why a
 /// sign-vector table cannot hold it.
 pub fn compile(rel: &Relation) -> Result<CompiledTable> {
@@ -73,7 +76,7 @@ pub fn compile(rel: &Relation) -> Result<CompiledTable> {
     let ports = 2 * n + 1;
     let entries = 3usize.pow(n as u32);
     // Per entry: the sorted (port, vc) set first seen, and where.
-    let mut seen: Vec<Option<(Vec<(usize, u8)>, String)>> = vec![None; entries];
+    let mut seen: Vec<Option<Answer>> = vec![None; entries];
     let mut port_vcs: Vec<Option<(Vec<u8>, String)>> = vec![None; ports];
     let mut buf = Vec::new();
     for node in 0..net.nodes() {

@@ -187,8 +187,8 @@ fn scoreboard(spec: &RouterSpec, node: NodeId, packets_per_vc: usize, seed: u64)
         r.clock.next = Clock::from(false);
         simulate(&mut r, 1000);
         idle += 1;
-        for q in 0..p {
-            if let Some(c) = sent[q] {
+        for (q, sent_on) in sent.iter().enumerate() {
+            if let Some(&c) = sent_on.as_ref() {
                 let k = q * v + c;
                 send_credits[k] -= 1;
                 send_pos[k] += 1;
@@ -198,13 +198,10 @@ fn scoreboard(spec: &RouterSpec, node: NodeId, packets_per_vc: usize, seed: u64)
                 }
             }
         }
-        for k in 0..p * v {
+        for (k, credits) in send_credits.iter_mut().enumerate() {
             if r.in_credit[k].val() {
-                send_credits[k] += 1;
-                assert!(
-                    send_credits[k] <= depth,
-                    "input VC {k}: more credits than slots"
-                );
+                *credits += 1;
+                assert!(*credits <= depth, "input VC {k}: more credits than slots");
             }
         }
         for o in 0..p {
@@ -311,9 +308,211 @@ fn scoreboard_dor_v2_middle_and_corner() {
     eprintln!("dor v2 corner: {cycles} cycles");
 }
 
+/// The top module's ports, written from docs/interface.md: (name, input,
+/// width) in the document's order.
+fn interface_ports(spec: &RouterSpec) -> Vec<(String, bool, u32)> {
+    let w = spec.flit_width;
+    let v = spec.vcs;
+    let vb = if v <= 1 {
+        1
+    } else {
+        32 - (v - 1).leading_zeros()
+    };
+    let mut ports = vec![("clk".to_string(), true, 1), ("rst".to_string(), true, 1)];
+    for p in 0..spec.physical_ports() {
+        for (sig, input, width) in [
+            ("in_data", true, w),
+            ("in_valid", true, 1),
+            ("in_head", true, 1),
+            ("in_tail", true, 1),
+            ("in_vc", true, vb),
+            ("in_credit", false, v),
+            ("out_data", false, w),
+            ("out_valid", false, 1),
+            ("out_head", false, 1),
+            ("out_tail", false, 1),
+            ("out_vc", false, vb),
+            ("out_credit", true, v),
+        ] {
+            ports.push((format!("p{p}_{sig}"), input, width));
+        }
+    }
+    ports
+}
+
+/// The ports declared in module `name` of `verilog` (ANSI style).
+fn declared_ports(verilog: &str, name: &str) -> Vec<(String, bool, u32)> {
+    let start = verilog
+        .find(&format!("module {name} ("))
+        .expect("top module present");
+    let end = start + verilog[start..].find(");").expect("port list ends");
+    verilog[start..end]
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let l = l.trim().trim_end_matches(',');
+            let input = l.starts_with("input");
+            if !input && !l.starts_with("output") {
+                return None;
+            }
+            let name = l.split_whitespace().last()?.to_string();
+            let width = match (l.find('['), l.find(':')) {
+                (Some(a), Some(b)) => l[a + 1..b].parse::<u32>().ok()? + 1,
+                _ => 1,
+            };
+            Some((name, input, width))
+        })
+        .collect()
+}
+
 #[test]
-fn emit_dor_v2() {
-    let s = spec(Algorithm::DimensionOrder, 4, 2);
-    let v = verilog(&s).expect("supported");
-    std::fs::write("/tmp/probe/r.v", &v).unwrap();
+fn top_module_has_exactly_the_documented_ports() {
+    for (algo, k, v) in [
+        (Algorithm::DimensionOrder, 4, 1),
+        (Algorithm::DimensionOrder, 5, 2),
+        (Algorithm::DimensionOrder, 4, 3),
+    ] {
+        let s = spec(algo, k, v);
+        let text = top_verilog(&s).expect("supported");
+        assert_eq!(
+            declared_ports(&text, &s.name()),
+            interface_ports(&s),
+            "{}",
+            s.name()
+        );
+    }
+}
+
+#[test]
+fn unsupported_configurations_are_refused_with_a_reason() {
+    let base = spec(Algorithm::DimensionOrder, 4, 1);
+    let cases: Vec<(RouterSpec, &str)> = vec![
+        (
+            RouterSpec {
+                topology: crate::spec::Topology::Torus,
+                vcs: 2,
+                ..base.clone()
+            },
+            "torus",
+        ),
+        (
+            RouterSpec {
+                addressing: Addressing::Absolute,
+                ..base.clone()
+            },
+            "absolute",
+        ),
+        (
+            RouterSpec {
+                lookahead: true,
+                ..base.clone()
+            },
+            "look-ahead",
+        ),
+        (
+            RouterSpec {
+                flit_width: 32,
+                ..base.clone()
+            },
+            "flit width 32",
+        ),
+        (
+            RouterSpec {
+                dims: 3,
+                ports: 7,
+                ..base.clone()
+            },
+            "3-D",
+        ),
+        (
+            RouterSpec {
+                vcs: 4,
+                ..base.clone()
+            },
+            "virtual channels",
+        ),
+        (
+            RouterSpec {
+                table: TableStorage::Economical,
+                ..base.clone()
+            },
+            "table",
+        ),
+    ];
+    for (s, word) in cases {
+        for err in [
+            supported(&s).unwrap_err(),
+            verilog(&s).unwrap_err(),
+            Router::<16>::new(&s).err().expect("refused"),
+        ] {
+            assert!(matches!(err, Error::InvalidSpec(_)));
+            let msg = err.to_string();
+            assert!(msg.contains(word) && msg.contains("not support"), "{msg}");
+        }
+    }
+    assert!(supported(&base).is_ok());
+}
+
+/// Lint, compile and synthesize the emitted Verilog, and co-simulate the
+/// rust-hdl router with a Verilator build of it (all configurations and a
+/// faulty copy in one build).
+#[test]
+fn emitted_verilog_lints_synthesizes_and_matches_the_model() {
+    use crate::blocks::{cosimulate_all, Variant};
+    use crate::flows::{icarus, require_tool, verilator, yosys};
+    if !require_tool("verilator") || !require_tool("iverilog") || !require_tool("yosys") {
+        return;
+    }
+    let t0 = std::time::Instant::now();
+    let configs = [
+        spec(Algorithm::DimensionOrder, 4, 1),
+        spec(Algorithm::DimensionOrder, 5, 2),
+    ];
+    let mut variants = Vec::new();
+    for (n, s) in configs.iter().enumerate() {
+        let text = verilog(s).expect("supported");
+        let top = s.name();
+        let lint = verilator::lint(&text, &top).expect("verilator runs");
+        assert!(
+            lint.is_empty(),
+            "{top}: verilator -Wall:\n{}",
+            lint.join("\n")
+        );
+        let iv = icarus::check(&text, &top).expect("iverilog compiles");
+        assert!(iv.is_empty(), "{top}: iverilog -Wall:\n{}", iv.join("\n"));
+        eprintln!("{top}: lint {:?}", t0.elapsed());
+        if n == 0 {
+            let cells = yosys::synth(&text, &top).expect("yosys synth");
+            assert!(cells.flip_flops() > 0, "{top}: synth kept no flip-flops");
+            eprintln!("{top}: yosys {:?}", t0.elapsed());
+        }
+        let mut r = Router::<16>::new(s).expect("supported");
+        crate::blocks::prepare(&mut r);
+        let core = core_verilog(s).expect("supported");
+        variants.push(Variant::new(
+            &mut r,
+            &core,
+            &core_name(s),
+            3000,
+            0x7007 + n as u64,
+        ));
+        eprintln!("{top}: model {:?}", t0.elapsed());
+    }
+    // A faulty copy: an output VC counts as free while another packet holds it.
+    let mut mutant = variants[0].clone();
+    let faulty = mutant.verilog.replacen("= ~xbar$out_busy$1 &", "= ", 1);
+    assert_ne!(
+        faulty, mutant.verilog,
+        "the mutation must change the Verilog"
+    );
+    let name = format!("{}_mutant", mutant.top);
+    mutant.verilog = faulty.replace(&mutant.top, &name);
+    mutant.top = name.clone();
+    variants.push(mutant);
+    match cosimulate_all(&variants).expect("co-simulation runs") {
+        Some((top, _)) if top == name => {}
+        Some((top, m)) => panic!("{top}: the Verilog differs from the rust-hdl model: {m}"),
+        None => panic!("co-simulation missed the faulty copy {name}"),
+    }
+    eprintln!("co-simulation {:?}", t0.elapsed());
 }
