@@ -40,10 +40,19 @@
 //! # Supported configurations
 //!
 //! [`supported`] says which: 2-D meshes, relative addressing, credit flow
-//! control, no look-ahead, no routing table, W = 16, P * V <= 15, and
-//! relations a sign-vector table holds with VCs chosen per output port
-//! (dimension order, and the turn models). Everything else returns
+//! control, no look-ahead, no routing table, W = 16, P * V <= 15, any path
+//! selection, and relations a sign-vector table holds (the answer depends
+//! on the sign vector alone, not on the input; one direction per
+//! dimension): dimension order, negative-first, west-first, north-last,
+//! planar-adaptive and Duato on 2-D meshes. Everything else returns
 //! `Error::InvalidSpec` naming what is not supported yet.
+//!
+//! VC classes: each input VC has one address decoder per VC v, whose table
+//! holds the ports on which the relation permits VC v for each sign vector
+//! (so planar-adaptive's and Duato's classes, which depend on the
+//! destination, are exact). MAX-CREDIT scores an output VC by the room in
+//! its buffer in the VC controller, MIN-MUX by the number of its port's VCs
+//! held by packets (LAPSES §4.1).
 //!
 //! # Why the glue is written twice
 //!
@@ -68,7 +77,7 @@ use crate::blocks::{
     VcController,
 };
 use crate::error::{Error, Result};
-use crate::spec::{Addressing, FlowControl, PathSelection, RouterSpec, TableStorage, Topology};
+use crate::spec::{Addressing, FlowControl, RouterSpec, TableStorage, Topology};
 use tables::CompiledTable;
 
 type Count = Bits<COUNT_BITS>;
@@ -109,12 +118,6 @@ pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
     }
     if spec.table != TableStorage::None {
         return Err(unsupported(format!("the {} routing table", spec.table)));
-    }
-    if spec.path_selection != PathSelection::StaticXy {
-        return Err(unsupported(format!(
-            "the {} path selection",
-            spec.path_selection
-        )));
     }
     if !ROUTER_WIDTHS.contains(&spec.flit_width) {
         return Err(unsupported(format!("flit width {}", spec.flit_width)));
@@ -212,17 +215,17 @@ impl<const W: usize> Router<W> {
             out_tail: signals(p),
             out_vc: signals(p),
             fcu: (0..pv).map(|_| FlowControlUnit::new(d, false)).collect(),
-            dec: (0..pv)
-                .map(|_| {
+            dec: (0..pv * v)
+                .map(|x| {
                     AddressDecoder::with_field_bits(
                         table.dims,
                         field,
                         Addressing::Relative,
-                        &table.masks,
+                        &table.lane_masks[x % v],
                     )
                 })
                 .collect(),
-            arb: RoutingArbiter::new(pv, table.freedom(), PathSelection::StaticXy),
+            arb: RoutingArbiter::new(pv, table.freedom(), spec.path_selection),
             xbar: Crossbar::new(pv),
             vcc: (0..p).map(|_| VcController::new(v, d)).collect(),
             credits: (0..pv).map(|_| DFF::default()).collect(),
@@ -255,11 +258,13 @@ impl<const W: usize> Logic for Router<W> {
         for k in 0..pv {
             self.fcu[k].clock.next = clk;
             self.fcu[k].rst.next = rst;
-            self.dec[k].clock.next = clk;
-            self.dec[k].rst.next = rst;
-            self.dec[k].cfg_we.next = false;
-            self.dec[k].cfg_node.next = Bits::<W>::default();
             self.credits[k].clock.next = clk;
+        }
+        for x in 0..pv * v {
+            self.dec[x].clock.next = clk;
+            self.dec[x].rst.next = rst;
+            self.dec[x].cfg_we.next = false;
+            self.dec[x].cfg_node.next = Bits::<W>::default();
         }
         for m in 0..pv * pv {
             self.conn[m].clock.next = clk;
@@ -287,10 +292,11 @@ impl<const W: usize> Logic for Router<W> {
             }
         }
         // Address decoders on the flits at the buffers' fronts.
-        for i in 0..pv {
-            self.dec[i].in_data.next = self.fcu[i].out_data.val();
-            self.dec[i].in_valid.next = self.fcu[i].out_valid.val();
-            self.dec[i].in_head.next = self.fcu[i].out_head.val();
+        for x in 0..pv * v {
+            let i = x / v;
+            self.dec[x].in_data.next = self.fcu[i].out_data.val();
+            self.dec[x].in_valid.next = self.fcu[i].out_valid.val();
+            self.dec[x].in_head.next = self.fcu[i].out_head.val();
         }
         // Routing arbiter: requests, candidates, output status.
         let has_credit: Vec<bool> = (0..pv)
@@ -298,8 +304,14 @@ impl<const W: usize> Logic for Router<W> {
             .collect();
         for (k, &room) in has_credit.iter().enumerate() {
             self.arb.out_free[k].next = !self.xbar.out_busy[k].val() && room;
-            self.arb.out_credits[k].next = Bits::<8>::default();
-            self.arb.out_mux[k].next = Bits::<8>::default();
+            // MAX-CREDIT: room in the output VC's buffer; MIN-MUX: output
+            // VCs of the same port held by packets (LAPSES §4.1).
+            self.arb.out_credits[k].next = Bits::<8>::from(self.credits[k].q.val().to_u64());
+            let o = k / v;
+            let held = (0..v)
+                .filter(|&c| self.xbar.out_busy[o * v + c].val())
+                .count();
+            self.arb.out_mux[k].next = Bits::<8>::from(held as u64);
         }
         for i in 0..pv {
             let bound = (0..pv).any(|k| self.conn[i * pv + k].q.val());
@@ -308,8 +320,9 @@ impl<const W: usize> Logic for Router<W> {
             for j in 0..f {
                 let mut valid = false;
                 let mut cand = 0u64;
+                let lane = i * v + self._table.slot_lane(j);
                 for o in 0..p {
-                    if self.dec[i].cand[o].val() && self._table.slot_offers(j, o) {
+                    if self._table.slot_port(j, o) && self.dec[lane].cand[o].val() {
                         valid = true;
                         cand = self._table.slot_output_vc(j, o) as u64;
                     }
@@ -337,7 +350,7 @@ impl<const W: usize> Logic for Router<W> {
                 data = Bits::<W>::default();
                 for o in 0..p {
                     if (0..v).any(|c| self.arb.grant_out[(o * v + c) * pv + i].val()) {
-                        data = data | self.dec[i].hdr[o].val();
+                        data = data | self.dec[i * v].hdr[o].val();
                     }
                 }
             }
@@ -397,14 +410,6 @@ impl<const W: usize> Logic for Router<W> {
             u.out_ready.connect();
             u.credit_in.connect();
             u.send_req.connect();
-            let d = &mut self.dec[k];
-            d.clock.connect();
-            d.rst.connect();
-            d.cfg_we.connect();
-            d.cfg_node.connect();
-            d.in_data.connect();
-            d.in_valid.connect();
-            d.in_head.connect();
             self.credits[k].clock.connect();
             self.credits[k].d.connect();
             self.in_credit[k].connect();
@@ -416,6 +421,15 @@ impl<const W: usize> Logic for Router<W> {
             self.xbar.in_valid[k].connect();
             self.xbar.in_head[k].connect();
             self.xbar.in_tail[k].connect();
+        }
+        for d in self.dec.iter_mut() {
+            d.clock.connect();
+            d.rst.connect();
+            d.cfg_we.connect();
+            d.cfg_node.connect();
+            d.in_data.connect();
+            d.in_valid.connect();
+            d.in_head.connect();
         }
         for m in 0..pv * f {
             self.arb.cand[m].connect();
@@ -471,11 +485,13 @@ impl<const W: usize> Router<W> {
         line("always @(*) begin".into());
         for k in 0..pv {
             line(format!("    fcu${k}$clock = clock; fcu${k}$rst = rst;"));
-            line(format!("    dec${k}$clock = clock; dec${k}$rst = rst;"));
-            line(format!(
-                "    dec${k}$cfg_we = 1'b0; dec${k}$cfg_node = {W}'h0;"
-            ));
             line(format!("    credits${k}$clock = clock;"));
+        }
+        for x in 0..pv * v {
+            line(format!("    dec${x}$clock = clock; dec${x}$rst = rst;"));
+            line(format!(
+                "    dec${x}$cfg_we = 1'b0; dec${x}$cfg_node = {W}'h0;"
+            ));
         }
         for m in 0..pv * pv {
             line(format!("    conn${m}$clock = clock;"));
@@ -508,10 +524,11 @@ impl<const W: usize> Router<W> {
 
         line("// Address decoders on the flits at the buffers' fronts.".into());
         line("always @(*) begin".into());
-        for i in 0..pv {
-            line(format!("    dec${i}$in_data = fcu${i}$out_data;"));
-            line(format!("    dec${i}$in_valid = fcu${i}$out_valid;"));
-            line(format!("    dec${i}$in_head = fcu${i}$out_head;"));
+        for x in 0..pv * v {
+            let i = x / v;
+            line(format!("    dec${x}$in_data = fcu${i}$out_data;"));
+            line(format!("    dec${x}$in_valid = fcu${i}$out_valid;"));
+            line(format!("    dec${x}$in_head = fcu${i}$out_head;"));
         }
         line("end".into());
 
@@ -529,8 +546,14 @@ impl<const W: usize> Router<W> {
                 "    arb$out_free${k} = ~xbar$out_busy${k} & has_credit${k};"
             ));
             line(format!(
-                "    arb$out_credits${k} = 8'h0; arb$out_mux${k} = 8'h0;"
+                "    arb$out_credits${k} = {{{}'d0, credits${k}$q}};",
+                8 - cb
             ));
+            let o = k / v;
+            let held: Vec<String> = (0..v)
+                .map(|c| format!("{{7'd0, xbar$out_busy${}}}", o * v + c))
+                .collect();
+            line(format!("    arb$out_mux${k} = {};", held.join(" + ")));
         }
         for i in 0..pv {
             line(format!(
@@ -541,10 +564,11 @@ impl<const W: usize> Router<W> {
                 line(format!(
                     "    arb$cand${m} = 4'd0; arb$cand_valid${m} = 1'b0;"
                 ));
+                let lane = i * v + self._table.slot_lane(j);
                 for o in 0..p {
-                    if self._table.slot_offers(j, o) {
+                    if self._table.slot_port(j, o) {
                         line(format!(
-                            "    if (dec${i}$cand${o}) begin arb$cand_valid${m} = 1'b1; \
+                            "    if (dec${lane}$cand${o}) begin arb$cand_valid${m} = 1'b1; \
                              arb$cand${m} = 4'd{}; end",
                             self._table.slot_output_vc(j, o)
                         ));
@@ -584,8 +608,9 @@ impl<const W: usize> Router<W> {
                     .map(|c| format!("arb$grant_out${}", (o * v + c) * pv + i))
                     .collect();
                 line(format!(
-                    "        if ({}) xbar$in_data${i} = xbar$in_data${i} | dec${i}$hdr${o};",
-                    g.join(" | ")
+                    "        if ({}) xbar$in_data${i} = xbar$in_data${i} | dec${}$hdr${o};",
+                    g.join(" | "),
+                    i * v
                 ));
             }
             line(format!("    end else xbar$in_data${i} = fcu${i}$out_data;"));

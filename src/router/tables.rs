@@ -26,9 +26,9 @@ pub struct CompiledTable {
     /// Per sign-vector entry (sum_d s_d 3^d, s = 0 zero, 1 +, 2 -): the
     /// permitted output ports, bit o for port o.
     pub masks: Vec<u32>,
-    /// Per output port: the virtual channels the relation permits on it
-    /// (the same at every entry that permits the port).
-    pub port_vcs: Vec<Vec<u8>>,
+    /// Per VC v, per entry: the output ports on which the relation permits
+    /// VC v (one address decoder per input VC and VC v holds this table).
+    pub lane_masks: Vec<Vec<u32>>,
 }
 
 /// Interface port number of a relation port (docs/interface.md).
@@ -77,7 +77,6 @@ pub fn compile(rel: &Relation) -> Result<CompiledTable> {
     let entries = 3usize.pow(n as u32);
     // Per entry: the sorted (port, vc) set first seen, and where.
     let mut seen: Vec<Option<Answer>> = vec![None; entries];
-    let mut port_vcs: Vec<Option<(Vec<u8>, String)>> = vec![None; ports];
     let mut buf = Vec::new();
     for node in 0..net.nodes() {
         let ins = inputs(rel, node);
@@ -113,23 +112,6 @@ pub fn compile(rel: &Relation) -> Result<CompiledTable> {
                 }
                 let mut ports_here: Vec<usize> = hops.iter().map(|h| h.0).collect();
                 ports_here.dedup();
-                for &o in &ports_here {
-                    let vcs: Vec<u8> = hops.iter().filter(|h| h.0 == o).map(|h| h.1).collect();
-                    match &port_vcs[o] {
-                        None => port_vcs[o] = Some((vcs, here.clone())),
-                        Some((first, where_)) if *first != vcs => {
-                            return Err(Error::invalid(format!(
-                                "{}: the virtual channels permitted on port {o} depend on the \
-                                 destination ({} and {}); VC classes chosen per destination \
-                                 are not supported yet",
-                                rel.name(),
-                                where_,
-                                here
-                            )));
-                        }
-                        Some(_) => {}
-                    }
-                }
                 // The arbiter's candidate slots hold one port per dimension.
                 for d in 0..n {
                     let in_dim = ports_here
@@ -154,44 +136,53 @@ pub fn compile(rel: &Relation) -> Result<CompiledTable> {
             }
         }
     }
-    let masks = seen
-        .iter()
-        .map(|s| {
-            s.as_ref()
-                .map(|(hops, _)| hops.iter().fold(0u32, |m, h| m | 1 << h.0))
-                .unwrap_or(0)
-        })
-        .collect();
+    let mask = |lane: Option<u8>| -> Vec<u32> {
+        seen.iter()
+            .map(|s| {
+                s.as_ref()
+                    .map(|(hops, _)| {
+                        hops.iter()
+                            .filter(|h| match lane {
+                                None => true,
+                                Some(l) => h.1 == l,
+                            })
+                            .fold(0u32, |m, h| m | 1 << h.0)
+                    })
+                    .unwrap_or(0)
+            })
+            .collect()
+    };
     Ok(CompiledTable {
         dims: n,
         ports,
         vcs: rel.vcs as usize,
-        masks,
-        port_vcs: port_vcs
-            .into_iter()
-            .map(|p| p.map(|(v, _)| v).unwrap_or_default())
-            .collect(),
+        masks: mask(None),
+        lane_masks: (0..rel.vcs).map(|l| mask(Some(l))).collect(),
     })
 }
 
 impl CompiledTable {
     /// Candidate slots per input VC: slot j = d * V + v offers VC v of the
-    /// port of dimension d in the entry's mask (the local port in slot
-    /// d = 0), so slots come in dimension order (STATIC-XY preference).
+    /// port of dimension d that VC v's decoder names (the local port in
+    /// slot d = 0), so slots come in dimension order (STATIC-XY preference).
     pub fn freedom(&self) -> usize {
         self.dims * self.vcs
     }
 
-    /// Whether slot `j` offers output port `o` (when the decoder names it).
-    pub fn slot_offers(&self, j: usize, o: usize) -> bool {
-        let (d, v) = (j / self.vcs, j % self.vcs);
-        let in_dim = o == 2 * d + 1 || o == 2 * d + 2 || (d == 0 && o == 0);
-        in_dim && self.port_vcs[o].contains(&(v as u8))
+    /// Whether slot `j` can offer output port `o`.
+    pub fn slot_port(&self, j: usize, o: usize) -> bool {
+        let d = j / self.vcs;
+        o == 2 * d + 1 || o == 2 * d + 2 || (d == 0 && o == 0)
+    }
+
+    /// The VC whose decoder fills slot `j`.
+    pub fn slot_lane(&self, j: usize) -> usize {
+        j % self.vcs
     }
 
     /// The output VC (o * V + v) of slot `j` for port `o`.
     pub fn slot_output_vc(&self, j: usize, o: usize) -> usize {
-        o * self.vcs + j % self.vcs
+        o * self.vcs + self.slot_lane(j)
     }
 }
 
@@ -219,13 +210,14 @@ mod tests {
             1 << 2, // (-,-) -x
         ];
         assert_eq!(t.masks, expect);
-        assert_eq!(t.port_vcs[0], vec![0]);
-        for o in 1..5 {
-            assert_eq!(t.port_vcs[o], vec![0, 1]);
-        }
+        // Both VCs on every link; the local port on VC 0 only.
+        assert_eq!(t.lane_masks[0], expect);
+        let mut lane1 = expect;
+        lane1[0] = 0;
+        assert_eq!(t.lane_masks[1], lane1);
         assert_eq!(t.freedom(), 4);
-        assert!(t.slot_offers(0, 0) && !t.slot_offers(1, 0));
-        assert!(t.slot_offers(3, 4) && !t.slot_offers(3, 1));
+        assert!(t.slot_port(0, 0) && t.slot_port(1, 0) && !t.slot_port(2, 0));
+        assert!(t.slot_port(3, 4) && !t.slot_port(3, 1));
         assert_eq!(t.slot_output_vc(3, 4), 9);
     }
 

@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 use super::*;
 use crate::algo::{Dir, Input, NodeId, Port};
 use crate::blocks::cosim::SplitMix64;
-use crate::spec::{Algorithm, SpecInput};
+use crate::spec::{Algorithm, PathSelection, SpecInput};
 
 pub(crate) fn spec(algorithm: Algorithm, radix: u32, vcs: u32) -> RouterSpec {
     SpecInput {
@@ -295,17 +295,58 @@ fn scoreboard(spec: &RouterSpec, node: NodeId, packets_per_vc: usize, seed: u64)
 fn scoreboard_dor_v1_middle_node() {
     let s = spec(Algorithm::DimensionOrder, 4, 1);
     let node = 1 + 4 * 2; // (1, 2)
-    let cycles = scoreboard(&s, node, 12, 11);
+    let cycles = scoreboard(&s, node, 60, 11);
     eprintln!("dor v1: {cycles} cycles");
 }
 
 #[test]
 fn scoreboard_dor_v2_middle_and_corner() {
     let s = spec(Algorithm::DimensionOrder, 5, 2);
-    let cycles = scoreboard(&s, 2 + 5 * 2, 10, 12);
+    let cycles = scoreboard(&s, 2 + 5 * 2, 20, 12);
     eprintln!("dor v2 middle: {cycles} cycles");
-    let cycles = scoreboard(&s, 0, 10, 13);
+    let cycles = scoreboard(&s, 0, 20, 13);
     eprintln!("dor v2 corner: {cycles} cycles");
+}
+
+fn spec_with(algorithm: Algorithm, radix: u32, vcs: u32, sel: PathSelection) -> RouterSpec {
+    RouterSpec {
+        path_selection: sel,
+        ..spec(algorithm, radix, vcs)
+    }
+}
+
+#[test]
+fn scoreboard_turn_models_v1() {
+    for (a, seed) in [
+        (Algorithm::NegativeFirst, 21),
+        (Algorithm::WestFirst, 22),
+        (Algorithm::NorthLast, 23),
+    ] {
+        let s = spec_with(a, 4, 1, PathSelection::MaxCredit);
+        let cycles = scoreboard(&s, 1 + 4 * 2, 60, seed);
+        eprintln!("{a} v1: {cycles} cycles");
+    }
+}
+
+#[test]
+fn scoreboard_planar_and_duato_v2() {
+    for (a, sel, seed) in [
+        (Algorithm::PlanarAdaptive, PathSelection::Lru, 31),
+        (Algorithm::Duato, PathSelection::MaxCredit, 32),
+        (Algorithm::Duato, PathSelection::MinMux, 33),
+        (Algorithm::WestFirst, PathSelection::Lfu, 34),
+    ] {
+        let s = spec_with(a, 4, 2, sel);
+        let cycles = scoreboard(&s, 2 + 4, 40, seed);
+        eprintln!("{a} v2 {sel}: {cycles} cycles");
+    }
+}
+
+#[test]
+fn scoreboard_duato_v3() {
+    let s = spec_with(Algorithm::Duato, 4, 3, PathSelection::MaxCredit);
+    let cycles = scoreboard(&s, 1 + 4 * 2, 30, 41);
+    eprintln!("duato v3: {cycles} cycles");
 }
 
 /// The top module's ports, written from docs/interface.md: (name, input,
@@ -453,23 +494,15 @@ fn unsupported_configurations_are_refused_with_a_reason() {
     assert!(supported(&base).is_ok());
 }
 
-/// Lint, compile and synthesize the emitted Verilog, and co-simulate the
-/// rust-hdl router with a Verilator build of it (all configurations and a
-/// faulty copy in one build).
-#[test]
-fn emitted_verilog_lints_synthesizes_and_matches_the_model() {
-    use crate::blocks::{cosimulate_all, Variant};
+/// Verilator -Wall, iverilog -Wall and Yosys synth on one configuration of
+/// each algorithm.
+fn lint_and_synth(configs: &[RouterSpec]) {
     use crate::flows::{icarus, require_tool, verilator, yosys};
     if !require_tool("verilator") || !require_tool("iverilog") || !require_tool("yosys") {
         return;
     }
     let t0 = std::time::Instant::now();
-    let configs = [
-        spec(Algorithm::DimensionOrder, 4, 1),
-        spec(Algorithm::DimensionOrder, 5, 2),
-    ];
-    let mut variants = Vec::new();
-    for (n, s) in configs.iter().enumerate() {
+    for s in configs {
         let text = verilog(s).expect("supported");
         let top = s.name();
         let lint = verilator::lint(&text, &top).expect("verilator runs");
@@ -480,12 +513,48 @@ fn emitted_verilog_lints_synthesizes_and_matches_the_model() {
         );
         let iv = icarus::check(&text, &top).expect("iverilog compiles");
         assert!(iv.is_empty(), "{top}: iverilog -Wall:\n{}", iv.join("\n"));
-        eprintln!("{top}: lint {:?}", t0.elapsed());
-        if n == 0 {
-            let cells = yosys::synth(&text, &top).expect("yosys synth");
-            assert!(cells.flip_flops() > 0, "{top}: synth kept no flip-flops");
-            eprintln!("{top}: yosys {:?}", t0.elapsed());
-        }
+        let cells = yosys::synth(&text, &top).expect("yosys synth");
+        assert!(cells.flip_flops() > 0, "{top}: synth kept no flip-flops");
+        eprintln!("{top}: lint, iverilog, yosys {:?}", t0.elapsed());
+    }
+}
+
+#[test]
+fn emitted_verilog_lints_and_synthesizes_dor_and_turn_models() {
+    lint_and_synth(&[
+        spec(Algorithm::DimensionOrder, 4, 1),
+        spec_with(Algorithm::NegativeFirst, 4, 1, PathSelection::MaxCredit),
+        spec_with(Algorithm::WestFirst, 4, 1, PathSelection::Lru),
+        spec_with(Algorithm::NorthLast, 4, 1, PathSelection::StaticXy),
+    ]);
+}
+
+#[test]
+fn emitted_verilog_lints_and_synthesizes_planar_and_duato() {
+    lint_and_synth(&[
+        spec_with(Algorithm::PlanarAdaptive, 4, 2, PathSelection::MaxCredit),
+        spec_with(Algorithm::Duato, 4, 2, PathSelection::MinMux),
+    ]);
+}
+
+/// Co-simulation: the rust-hdl router and a Verilator build of its emitted
+/// Verilog on the same seeded random stimulus, every output every cycle
+/// (all configurations and a faulty copy in one build).
+#[test]
+fn emitted_verilog_matches_the_model() {
+    use crate::blocks::{cosimulate_all, Variant};
+    use crate::flows::require_tool;
+    if !require_tool("verilator") {
+        return;
+    }
+    let t0 = std::time::Instant::now();
+    let configs = [
+        spec(Algorithm::DimensionOrder, 4, 1),
+        spec(Algorithm::DimensionOrder, 5, 2),
+        spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit),
+    ];
+    let mut variants = Vec::new();
+    for (n, s) in configs.iter().enumerate() {
         let mut r = Router::<16>::new(s).expect("supported");
         crate::blocks::prepare(&mut r);
         let core = core_verilog(s).expect("supported");
@@ -493,10 +562,10 @@ fn emitted_verilog_lints_synthesizes_and_matches_the_model() {
             &mut r,
             &core,
             &core_name(s),
-            3000,
+            2500,
             0x7007 + n as u64,
         ));
-        eprintln!("{top}: model {:?}", t0.elapsed());
+        eprintln!("{}: model {:?}", s.name(), t0.elapsed());
     }
     // A faulty copy: an output VC counts as free while another packet holds it.
     let mut mutant = variants[0].clone();
