@@ -39,7 +39,9 @@
 //!
 //! # Supported configurations
 //!
-//! [`supported`] says which: 2-D meshes, relative addressing, credit flow
+//! [`supported`] says which: 2-D meshes, relative or absolute addressing
+//! (absolute: a `node_id` input loads every decoder's node-id register each
+//! cycle, LAPSES §5.2.1), credit flow
 //! control, no look-ahead, no routing table, W = 16, P * V <= 15, any path
 //! selection, and relations a sign-vector table holds (the answer depends
 //! on the sign vector alone, not on the input; one direction per
@@ -94,8 +96,9 @@ pub fn supported(spec: &RouterSpec) -> Result<()> {
 
 fn unsupported(what: String) -> Error {
     Error::InvalidSpec(format!(
-        "router generation does not support {what} yet (supported: 2-D meshes, relative \
-         addressing, credit flow control, no look-ahead, no routing table, flit width 16)"
+        "router generation does not support {what} yet (supported: 2-D meshes, relative or \
+         absolute addressing, credit flow control, no look-ahead, no routing table, flit \
+         width 16)"
     ))
 }
 
@@ -106,9 +109,6 @@ pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
     }
     if spec.dims != 2 {
         return Err(unsupported(format!("{}-D meshes", spec.dims)));
-    }
-    if spec.addressing != Addressing::Relative {
-        return Err(unsupported(format!("{} addressing", spec.addressing)));
     }
     if spec.flow_control != FlowControl::Credit {
         return Err(unsupported(format!("{} flow control", spec.flow_control)));
@@ -156,6 +156,9 @@ pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
 pub struct Router<const W: usize> {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
+    /// The router's coordinates (absolute addressing), dimension 0 in the
+    /// low field; unused with relative addressing.
+    pub node_id: Signal<In, Bits<W>>,
     pub in_data: Vec<Signal<In, Bits<W>>>,
     pub in_valid: Vec<Signal<In, Bit>>,
     pub in_head: Vec<Signal<In, Bit>>,
@@ -181,6 +184,7 @@ pub struct Router<const W: usize> {
     _v: usize,
     _f: usize,
     _depth: usize,
+    _absolute: bool,
     _table: CompiledTable,
 }
 
@@ -202,6 +206,7 @@ impl<const W: usize> Router<W> {
         Ok(Router {
             clock: Signal::default(),
             rst: Signal::default(),
+            node_id: Signal::default(),
             in_data: signals(p),
             in_valid: signals(p),
             in_head: signals(p),
@@ -220,7 +225,7 @@ impl<const W: usize> Router<W> {
                     AddressDecoder::with_field_bits(
                         table.dims,
                         field,
-                        Addressing::Relative,
+                        spec.addressing,
                         &table.lane_masks[x % v],
                     )
                 })
@@ -234,6 +239,7 @@ impl<const W: usize> Router<W> {
             _v: v,
             _f: table.freedom(),
             _depth: d,
+            _absolute: spec.addressing == Addressing::Absolute,
             _table: table,
         })
     }
@@ -263,8 +269,9 @@ impl<const W: usize> Logic for Router<W> {
         for x in 0..pv * v {
             self.dec[x].clock.next = clk;
             self.dec[x].rst.next = rst;
-            self.dec[x].cfg_we.next = false;
-            self.dec[x].cfg_node.next = Bits::<W>::default();
+            // Absolute addressing: the node-id register follows `node_id`.
+            self.dec[x].cfg_we.next = self._absolute;
+            self.dec[x].cfg_node.next = self.node_id.val();
         }
         for m in 0..pv * pv {
             self.conn[m].clock.next = clk;
@@ -490,7 +497,8 @@ impl<const W: usize> Router<W> {
         for x in 0..pv * v {
             line(format!("    dec${x}$clock = clock; dec${x}$rst = rst;"));
             line(format!(
-                "    dec${x}$cfg_we = 1'b0; dec${x}$cfg_node = {W}'h0;"
+                "    dec${x}$cfg_we = 1'b{}; dec${x}$cfg_node = node_id;",
+                u8::from(self._absolute)
             ));
         }
         for m in 0..pv * pv {
@@ -663,6 +671,7 @@ impl<const W: usize> HwBlock for Router<W> {
     }
     fn visit_inputs(&mut self, f: &mut dyn FnMut(&mut dyn InputSignal)) {
         f(&mut self.rst);
+        f(&mut self.node_id);
         each(&mut self.in_data, f);
         each(&mut self.in_valid, f);
         each(&mut self.in_head, f);
@@ -757,6 +766,10 @@ pub fn top_verilog(spec: &RouterSpec) -> Result<String> {
     ctx.insert("vc_pad", &(VC_BITS as u32 - vb));
     ctx.insert("vc_inner", &VC_BITS);
     ctx.insert("lanes", &(0..spec.vcs as usize).collect::<Vec<_>>());
+    let node_bits = spec.dims * spec.address_field_bits();
+    ctx.insert("absolute", &(spec.addressing == Addressing::Absolute));
+    ctx.insert("node_bits", &node_bits);
+    ctx.insert("node_pad", &(spec.flit_width - node_bits));
     tera::Tera::one_off(TOP_TEMPLATE, &ctx, false)
         .map_err(|e| Error::InvalidSpec(format!("router top template: {e}")))
 }

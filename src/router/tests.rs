@@ -57,6 +57,10 @@ fn scoreboard(spec: &RouterSpec, node: NodeId, packets_per_vc: usize, seed: u64)
     let f = spec.address_field_bits() as usize;
     let n = spec.dims as usize;
     let fmask = (1u64 << f) - 1;
+    let absolute = spec.addressing == Addressing::Absolute;
+    // docs/interface.md: node_id holds the coordinates, dimension 0 low.
+    let node_id: u64 = (0..n).map(|d| (net.coord(node, d) as u64) << (d * f)).sum();
+    r.node_id.next = node_id.into();
     let mut rng = SplitMix64::new(seed);
 
     // Packets per (input port, VC), each to a destination the relation
@@ -98,8 +102,12 @@ fn scoreboard(spec: &RouterSpec, node: NodeId, packets_per_vc: usize, seed: u64)
                 // Head: the offsets (docs/interface.md), then the packet id.
                 let mut head = 0u64;
                 for d in 0..n {
-                    let off = net.coord(dest, d) as i64 - net.coord(node, d) as i64;
-                    head |= ((off as u64) & fmask) << (d * f);
+                    let field = if absolute {
+                        net.coord(dest, d) as u64
+                    } else {
+                        (net.coord(dest, d) as i64 - net.coord(node, d) as i64) as u64
+                    };
+                    head |= (field & fmask) << (d * f);
                 }
                 head |= (id as u64) << (n * f);
                 head &= 0xffff;
@@ -249,10 +257,12 @@ fn scoreboard(spec: &RouterSpec, node: NodeId, packets_per_vc: usize, seed: u64)
                     "packet {pid} overtook another from its input VC on output {o} VC {c}"
                 );
                 *last = Some(pk.seq);
-                // Header rule: the offset of the dimension travelled moves one
-                // step toward zero; everything else is unchanged.
+                // Header rule: with relative addressing the offset of the
+                // dimension travelled moves one step toward zero; everything
+                // else (and the whole header with absolute addressing) is
+                // unchanged.
                 let mut expect = pk.flits[0];
-                if let Port::Link { dim, dir } = port_of(o) {
+                if let (Port::Link { dim, dir }, false) = (port_of(o), absolute) {
                     let shift = dim as usize * f;
                     let field = (expect >> shift) & fmask;
                     let moved = match dir {
@@ -343,6 +353,22 @@ fn scoreboard_planar_and_duato_v2() {
 }
 
 #[test]
+fn scoreboard_absolute_addressing() {
+    for (a, k, v, node, seed) in [
+        (Algorithm::DimensionOrder, 4, 1, 1 + 4 * 2, 51),
+        (Algorithm::Duato, 5, 2, 2 + 5 * 3, 52),
+        (Algorithm::WestFirst, 4, 1, 0, 53),
+    ] {
+        let s = RouterSpec {
+            addressing: Addressing::Absolute,
+            ..spec(a, k, v)
+        };
+        let cycles = scoreboard(&s, node, 30, seed);
+        eprintln!("{a} v{v} absolute: {cycles} cycles");
+    }
+}
+
+#[test]
 fn scoreboard_duato_v3() {
     let s = spec_with(Algorithm::Duato, 4, 3, PathSelection::MaxCredit);
     let cycles = scoreboard(&s, 1 + 4 * 2, 30, 41);
@@ -360,6 +386,14 @@ fn interface_ports(spec: &RouterSpec) -> Vec<(String, bool, u32)> {
         32 - (v - 1).leading_zeros()
     };
     let mut ports = vec![("clk".to_string(), true, 1), ("rst".to_string(), true, 1)];
+    if spec.addressing == Addressing::Absolute {
+        let field = if spec.radix <= 2 {
+            1
+        } else {
+            32 - (spec.radix - 1).leading_zeros()
+        };
+        ports.push(("node_id".to_string(), true, spec.dims * field));
+    }
     for p in 0..spec.physical_ports() {
         for (sig, input, width) in [
             ("in_data", true, w),
@@ -412,8 +446,12 @@ fn top_module_has_exactly_the_documented_ports() {
         (Algorithm::DimensionOrder, 4, 1),
         (Algorithm::DimensionOrder, 5, 2),
         (Algorithm::DimensionOrder, 4, 3),
+        (Algorithm::Duato, 8, 2),
     ] {
-        let s = spec(algo, k, v);
+        let mut s = spec(algo, k, v);
+        if algo == Algorithm::Duato {
+            s.addressing = Addressing::Absolute;
+        }
         let text = top_verilog(&s).expect("supported");
         assert_eq!(
             declared_ports(&text, &s.name()),
@@ -435,13 +473,6 @@ fn unsupported_configurations_are_refused_with_a_reason() {
                 ..base.clone()
             },
             "torus",
-        ),
-        (
-            RouterSpec {
-                addressing: Addressing::Absolute,
-                ..base.clone()
-            },
-            "absolute",
         ),
         (
             RouterSpec {
@@ -530,7 +561,10 @@ fn emitted_verilog_lints_and_synthesizes_dor_and_turn_models() {
         spec(Algorithm::DimensionOrder, 4, 1),
         spec_with(Algorithm::NegativeFirst, 4, 1, PathSelection::MaxCredit),
         spec_with(Algorithm::WestFirst, 4, 1, PathSelection::Lru),
-        spec_with(Algorithm::NorthLast, 4, 1, PathSelection::StaticXy),
+        RouterSpec {
+            addressing: Addressing::Absolute,
+            ..spec_with(Algorithm::NorthLast, 4, 1, PathSelection::StaticXy)
+        },
     ]);
 }
 
@@ -555,7 +589,10 @@ fn emitted_verilog_matches_the_model() {
     let t0 = std::time::Instant::now();
     let configs = [
         spec(Algorithm::DimensionOrder, 4, 1),
-        spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit),
+        RouterSpec {
+            addressing: Addressing::Absolute,
+            ..spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit)
+        },
     ];
     let mut variants = Vec::new();
     for (n, s) in configs.iter().enumerate() {
