@@ -42,7 +42,8 @@
 //! [`supported`] says which: 2-D meshes, relative or absolute addressing
 //! (absolute: a `node_id` input loads every decoder's node-id register each
 //! cycle, LAPSES §5.2.1), credit flow
-//! control, no look-ahead, no routing table, W = 16, P * V <= 15, any path
+//! control, no look-ahead, no routing table, W = 16, 32 or 64, P * V <= 15,
+//! any path
 //! selection, and relations a sign-vector table holds (the answer depends
 //! on the sign vector alone, not on the input; one direction per
 //! dimension): dimension order, negative-first, west-first, north-last,
@@ -86,7 +87,7 @@ type Count = Bits<COUNT_BITS>;
 type VcId = Bits<VC_BITS>;
 
 /// Flit widths the router is built for.
-pub const ROUTER_WIDTHS: [u32; 1] = [16];
+pub const ROUTER_WIDTHS: [u32; 3] = [16, 32, 64];
 
 /// Whether routergen can build a router for `spec`; the error names what is
 /// not supported yet.
@@ -98,7 +99,7 @@ fn unsupported(what: String) -> Error {
     Error::InvalidSpec(format!(
         "router generation does not support {what} yet (supported: 2-D meshes, relative or \
          absolute addressing, credit flow control, no look-ahead, no routing table, flit \
-         width 16)"
+         widths 16, 32 and 64)"
     ))
 }
 
@@ -722,9 +723,17 @@ pub fn core_name(spec: &RouterSpec) -> String {
 /// The rust-hdl router's Verilog, its modules renamed under
 /// `<name>_core` (no clean top module).
 pub fn core_verilog(spec: &RouterSpec) -> Result<String> {
-    let mut r = Router::<16>::new(spec)?;
-    crate::blocks::prepare(&mut r);
-    let text = generate_verilog(&r);
+    fn emit<const W: usize>(spec: &RouterSpec) -> Result<String> {
+        let mut r = Router::<W>::new(spec)?;
+        crate::blocks::prepare(&mut r);
+        Ok(generate_verilog(&r))
+    }
+    let text = match spec.flit_width {
+        16 => emit::<16>(spec)?,
+        32 => emit::<32>(spec)?,
+        64 => emit::<64>(spec)?,
+        w => return Err(unsupported(format!("flit width {w}"))),
+    };
     Ok(format!(
         "{CORE_WAIVERS}{}",
         rename_top(&text, &core_name(spec))

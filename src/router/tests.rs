@@ -46,11 +46,17 @@ struct Packet {
 /// Scoreboard run: one router at `node` of a k x k mesh; packets on every
 /// input to every destination the relation routes from there, random
 /// back-pressure both ways. Panics on the first violation.
-fn scoreboard(spec: &RouterSpec, node: NodeId, packets_per_vc: usize, seed: u64) -> usize {
+fn scoreboard<const W: usize>(
+    spec: &RouterSpec,
+    node: NodeId,
+    packets_per_vc: usize,
+    seed: u64,
+) -> usize {
     let net = Network::new(spec.topology, spec.dims, spec.radix).unwrap();
     let rel = Relation::new(spec.algorithm, net, spec.vcs).unwrap();
-    let mut r = Router::<16>::new(spec).expect("supported");
+    let mut r = Router::<W>::new(spec).expect("supported");
     crate::blocks::prepare(&mut r);
+    let wmask = if W >= 64 { u64::MAX } else { (1u64 << W) - 1 };
     let p = r.ports();
     let v = r.vcs();
     let depth = spec.buffer_depth as usize;
@@ -110,10 +116,10 @@ fn scoreboard(spec: &RouterSpec, node: NodeId, packets_per_vc: usize, seed: u64)
                     head |= (field & fmask) << (d * f);
                 }
                 head |= (id as u64) << (n * f);
-                head &= 0xffff;
+                head &= wmask;
                 let mut flits = vec![head];
                 for _ in 1..len {
-                    flits.push(rng.next_u64() & 0xffff);
+                    flits.push(rng.next_u64() & wmask);
                 }
                 let pk = Packet {
                     input: Input {
@@ -132,7 +138,10 @@ fn scoreboard(spec: &RouterSpec, node: NodeId, packets_per_vc: usize, seed: u64)
             }
         }
     }
-    assert!(id < 1 << (16 - n * f), "packet ids must fit the payload");
+    assert!(
+        id < 1 << (W.min(32) - n * f),
+        "packet ids must fit the payload"
+    );
     let total = id;
 
     // Sender state per input VC: credits, position in the current packet.
@@ -305,16 +314,16 @@ fn scoreboard(spec: &RouterSpec, node: NodeId, packets_per_vc: usize, seed: u64)
 fn scoreboard_dor_v1_middle_node() {
     let s = spec(Algorithm::DimensionOrder, 4, 1);
     let node = 1 + 4 * 2; // (1, 2)
-    let cycles = scoreboard(&s, node, 60, 11);
+    let cycles = scoreboard::<16>(&s, node, 60, 11);
     eprintln!("dor v1: {cycles} cycles");
 }
 
 #[test]
 fn scoreboard_dor_v2_middle_and_corner() {
     let s = spec(Algorithm::DimensionOrder, 5, 2);
-    let cycles = scoreboard(&s, 2 + 5 * 2, 20, 12);
+    let cycles = scoreboard::<16>(&s, 2 + 5 * 2, 20, 12);
     eprintln!("dor v2 middle: {cycles} cycles");
-    let cycles = scoreboard(&s, 0, 20, 13);
+    let cycles = scoreboard::<16>(&s, 0, 20, 13);
     eprintln!("dor v2 corner: {cycles} cycles");
 }
 
@@ -333,7 +342,7 @@ fn scoreboard_turn_models_v1() {
         (Algorithm::NorthLast, 23),
     ] {
         let s = spec_with(a, 4, 1, PathSelection::MaxCredit);
-        let cycles = scoreboard(&s, 1 + 4 * 2, 60, seed);
+        let cycles = scoreboard::<16>(&s, 1 + 4 * 2, 60, seed);
         eprintln!("{a} v1: {cycles} cycles");
     }
 }
@@ -347,7 +356,7 @@ fn scoreboard_planar_and_duato_v2() {
         (Algorithm::WestFirst, PathSelection::Lfu, 34),
     ] {
         let s = spec_with(a, 4, 2, sel);
-        let cycles = scoreboard(&s, 2 + 4, 40, seed);
+        let cycles = scoreboard::<16>(&s, 2 + 4, 40, seed);
         eprintln!("{a} v2 {sel}: {cycles} cycles");
     }
 }
@@ -363,15 +372,34 @@ fn scoreboard_absolute_addressing() {
             addressing: Addressing::Absolute,
             ..spec(a, k, v)
         };
-        let cycles = scoreboard(&s, node, 30, seed);
+        let cycles = scoreboard::<16>(&s, node, 30, seed);
         eprintln!("{a} v{v} absolute: {cycles} cycles");
+    }
+}
+
+#[test]
+fn scoreboard_wide_flits() {
+    for (w, a, seed) in [
+        (32, Algorithm::DimensionOrder, 61),
+        (64, Algorithm::NegativeFirst, 62),
+    ] {
+        let s = RouterSpec {
+            flit_width: w,
+            ..spec(a, 4, 2)
+        };
+        let cycles = if w == 32 {
+            scoreboard::<32>(&s, 1 + 4 * 2, 30, seed)
+        } else {
+            scoreboard::<64>(&s, 1 + 4 * 2, 30, seed)
+        };
+        eprintln!("{a} w{w}: {cycles} cycles");
     }
 }
 
 #[test]
 fn scoreboard_duato_v3() {
     let s = spec_with(Algorithm::Duato, 4, 3, PathSelection::MaxCredit);
-    let cycles = scoreboard(&s, 1 + 4 * 2, 30, 41);
+    let cycles = scoreboard::<16>(&s, 1 + 4 * 2, 30, 41);
     eprintln!("duato v3: {cycles} cycles");
 }
 
@@ -447,8 +475,12 @@ fn top_module_has_exactly_the_documented_ports() {
         (Algorithm::DimensionOrder, 5, 2),
         (Algorithm::DimensionOrder, 4, 3),
         (Algorithm::Duato, 8, 2),
+        (Algorithm::WestFirst, 4, 2),
     ] {
         let mut s = spec(algo, k, v);
+        if algo == Algorithm::WestFirst {
+            s.flit_width = 64;
+        }
         if algo == Algorithm::Duato {
             s.addressing = Addressing::Absolute;
         }
@@ -483,10 +515,10 @@ fn unsupported_configurations_are_refused_with_a_reason() {
         ),
         (
             RouterSpec {
-                flit_width: 32,
+                flit_width: 8,
                 ..base.clone()
             },
-            "flit width 32",
+            "flit width 8",
         ),
         (
             RouterSpec {
@@ -559,7 +591,10 @@ fn lint_and_synth(configs: &[RouterSpec]) {
 fn emitted_verilog_lints_and_synthesizes_dor_and_turn_models() {
     lint_and_synth(&[
         spec(Algorithm::DimensionOrder, 4, 1),
-        spec_with(Algorithm::NegativeFirst, 4, 1, PathSelection::MaxCredit),
+        RouterSpec {
+            flit_width: 32,
+            ..spec_with(Algorithm::NegativeFirst, 4, 1, PathSelection::MaxCredit)
+        },
         spec_with(Algorithm::WestFirst, 4, 1, PathSelection::Lru),
         RouterSpec {
             addressing: Addressing::Absolute,
