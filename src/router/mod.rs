@@ -26,10 +26,18 @@
 //!   V buffers of D flits, multiplexed round robin onto the link, each with
 //!   a credit counter for the downstream buffer (`p<p>_out_credit[v]`).
 //!
+//! Chien §3.1 lists the setup path this follows: decode the address and
+//! request (address decoder), arbitrate (routing arbiter), select the
+//! updated header, drive the crossbar, then the VC controller.
+//!
 //! Departure from Chien §5 (Figures 5-8), to be closed: every algorithm
-//! uses this one unified VC-level crossbar; Chien's dimension slices (one
-//! 3x3 crossbar per dimension for dimension order, Figure 5) and 4x4 plane
-//! slices (planar-adaptive, Figure 6) are not built yet.
+//! uses this one unified crossbar, and it switches input VCs to output VCs
+//! (P V x P V) rather than physical ports; Chien's dimension slices (one
+//! 3x3 crossbar per dimension for dimension order, §5.1, Figure 5), 4x4
+//! plane slices (planar-adaptive, §5.2, Figure 6) and the turn-model and
+//! *-channels organizations (§5.3-5.4, Figures 7-8) are not built yet. The
+//! output buffers in the VC controllers also add one cycle to Chien's
+//! canonical path.
 //!
 //! Latency: a head flit that arrives in cycle t is written into its input
 //! buffer at the end of t, is decoded, allocated and switched into its output
