@@ -11,6 +11,7 @@ pub mod error;
 pub mod flows;
 pub mod model;
 pub mod output;
+pub mod router;
 pub mod spec;
 
 pub use error::{Error, Result};

@@ -129,11 +129,24 @@ impl<const W: usize> AddressDecoder<W> {
     /// addressing and routing `table` (3^n masks over 2n + 1 outputs;
     /// missing entries allow nothing).
     pub fn new(dims: usize, addressing: Addressing, table: &[u32]) -> Self {
-        let n = dims.clamp(1, MAX_DIMS.min(W / FIELD_BITS));
+        Self::with_field_bits(dims, FIELD_BITS, addressing, table)
+    }
+
+    /// As [`AddressDecoder::new`] with `field` bits per dimension's address
+    /// field (2 to 8; fields at bits [d * field, d * field + field)), as a
+    /// router's head flit lays them out (docs/interface.md).
+    pub fn with_field_bits(
+        dims: usize,
+        field: usize,
+        addressing: Addressing,
+        table: &[u32],
+    ) -> Self {
+        let field = field.clamp(2, 8);
+        let n = dims.clamp(1, MAX_DIMS.min(W / field));
         let p = 2 * n + 1;
         let entries = 3usize.pow(n as u32);
         let word = |v: u64| Constant::new(Bits::<W>::from(v));
-        let field_mask = (1u64 << FIELD_BITS) - 1;
+        let field_mask = (1u64 << field) - 1;
         let mut e_neg = Vec::new();
         let mut e_pos = Vec::new();
         let mut tab = Vec::new();
@@ -161,13 +174,9 @@ impl<const W: usize> AddressDecoder<W> {
             neg: signals(n),
             pos: signals(n),
             hit: signals(entries),
-            mask: (0..n)
-                .map(|d| word(field_mask << (FIELD_BITS * d)))
-                .collect(),
-            sign_bit: (0..n)
-                .map(|d| word(1 << (FIELD_BITS * d + FIELD_BITS - 1)))
-                .collect(),
-            unit: (0..n).map(|d| word(1 << (FIELD_BITS * d))).collect(),
+            mask: (0..n).map(|d| word(field_mask << (field * d))).collect(),
+            sign_bit: (0..n).map(|d| word(1 << (field * d + field - 1))).collect(),
+            unit: (0..n).map(|d| word(1 << (field * d))).collect(),
             e_neg,
             e_pos,
             table: tab,
