@@ -52,6 +52,9 @@ fn run_generate(cli: &Cli) -> Result<()> {
     for (rel, _) in &files {
         println!("  {}", rel.display());
     }
+    if let Err(why) = routergen::router::supported(&resolved.spec) {
+        println!("no RTL written: {why}");
+    }
     Ok(())
 }
 

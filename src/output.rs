@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::algo::{check, tables, Network, Relation};
 use crate::error::{Error, Result};
 use crate::model::{self, CostReport, ModelInput, Technology};
+use crate::router;
 use crate::spec::RouterSpec;
 
 /// The file that marks a directory as routergen's own (and regenerates it).
@@ -29,6 +30,10 @@ struct JsonReport<'a> {
     model: &'a CostReport,
     deadlock: JsonCheck,
     tables: &'a Option<tables::Sizes>,
+    /// The router's Verilog, relative to the output directory; `None` with
+    /// the reason in `rtl_missing` where routergen cannot build it yet.
+    rtl: Option<String>,
+    rtl_missing: Option<String>,
 }
 
 /// The deadlock checker's verdict on the spec's own network.
@@ -46,6 +51,11 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
     let relation = Relation::new(spec.algorithm, net, spec.vcs)?;
     let proof = check::check(&relation, true);
+    let rtl_path = format!("rtl/{}.v", spec.name());
+    let (rtl, rtl_missing) = match router::supported(spec) {
+        Ok(()) => (Some(router::verilog(spec)?), None),
+        Err(why) => (None, Some(why.to_string())),
+    };
     let json = JsonReport {
         name: spec.name(),
         spec,
@@ -58,6 +68,8 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
             cycle: proof.cycle().map(|c| check::cycle_text(&net, c)),
         },
         tables: &proof.tables,
+        rtl: rtl.as_ref().map(|_| rtl_path.clone()),
+        rtl_missing: rtl_missing.clone(),
     };
     let mut report_json = serde_json::to_string_pretty(&json).expect("reports serialize");
     report_json.push('\n');
@@ -73,11 +85,21 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
         spec.vcs,
         proof.to_text()
     ));
-    Ok(vec![
+    md.push_str(&match &rtl_missing {
+        None => format!(
+            "\n## RTL\n\n`{rtl_path}`: the router, with the interface of docs/interface.md.\n"
+        ),
+        Some(why) => format!("\n## RTL\n\nNot generated: {why}\n"),
+    });
+    let mut files = vec![
         (PathBuf::from(SPEC_FILE), spec_toml(spec)),
         (PathBuf::from("report.md"), md),
         (PathBuf::from("report.json"), report_json),
-    ])
+    ];
+    if let Some(text) = rtl {
+        files.push((PathBuf::from(rtl_path), text));
+    }
+    Ok(files)
 }
 
 fn spec_toml(spec: &RouterSpec) -> String {

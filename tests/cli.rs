@@ -45,7 +45,19 @@ fn the_design_card_command_works_as_written() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     files.sort();
-    assert_eq!(files, ["report.json", "report.md", "routergen.toml"]);
+    assert_eq!(files, ["report.json", "report.md", "routergen.toml", "rtl"]);
+    // The router itself: one top module named after the configuration,
+    // lint-clean in Verilator.
+    let name = "router_planar_mesh2d_k4_v3_w16";
+    let rtl = read(&out_dir, &format!("rtl/{name}.v"));
+    assert!(
+        rtl.contains(&format!("module {name} (")),
+        "top module missing"
+    );
+    if routergen::flows::require_tool("verilator") {
+        let warnings = routergen::flows::verilator::lint(&rtl, name).unwrap();
+        assert!(warnings.is_empty(), "{warnings:#?}");
+    }
     let spec = read(&out_dir, "routergen.toml");
     assert!(
         spec.contains("algorithm = \"planar\"") && spec.contains("vcs = 3"),
