@@ -128,3 +128,19 @@ pub(crate) fn run(
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     })
 }
+
+/// Lints `verilog` (top module `top`) with `verilator --lint-only -Wall` and
+/// `iverilog -Wall`; every warning either prints, each prefixed by its tool.
+/// An empty list is the check every emitted design must pass.
+pub fn lint_warnings(verilog: &str, top: &str) -> Result<Vec<String>, ToolError> {
+    let mut warnings: Vec<String> = verilator::lint(verilog, top)?
+        .into_iter()
+        .map(|w| format!("verilator: {w}"))
+        .collect();
+    warnings.extend(
+        icarus::check(verilog, top)?
+            .into_iter()
+            .map(|w| format!("iverilog: {w}")),
+    );
+    Ok(warnings)
+}

@@ -560,7 +560,7 @@ fn unsupported_configurations_are_refused_with_a_reason() {
 /// Verilator -Wall, iverilog -Wall and Yosys synth on one configuration of
 /// each algorithm.
 fn lint_and_synth(configs: &[RouterSpec]) {
-    use crate::flows::{icarus, require_tool, verilator, yosys};
+    use crate::flows::{lint_warnings, require_tool, yosys};
     if !require_tool("verilator") || !require_tool("iverilog") || !require_tool("yosys") {
         return;
     }
@@ -573,14 +573,8 @@ fn lint_and_synth(configs: &[RouterSpec]) {
         };
         let text = verilog(s).expect("supported");
         let top = s.name();
-        let lint = verilator::lint(&text, &top).expect("verilator runs");
-        assert!(
-            lint.is_empty(),
-            "{top}: verilator -Wall:\n{}",
-            lint.join("\n")
-        );
-        let iv = icarus::check(&text, &top).expect("iverilog compiles");
-        assert!(iv.is_empty(), "{top}: iverilog -Wall:\n{}", iv.join("\n"));
+        let lint = lint_warnings(&text, &top).expect("the linters run");
+        assert!(lint.is_empty(), "{top}:\n{}", lint.join("\n"));
         let cells = yosys::synth(&text, &top).expect("yosys synth");
         assert!(cells.flip_flops() > 0, "{top}: synth kept no flip-flops");
         eprintln!("{top}: lint, iverilog, yosys {:?}", t0.elapsed());
