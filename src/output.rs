@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::algo::{check, tables, Network, Relation};
+use crate::emit;
 use crate::error::{Error, Result};
 use crate::model::{self, CostReport, ModelInput, Technology};
 use crate::router;
@@ -97,6 +98,7 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
         (PathBuf::from("report.json"), report_json),
     ];
     if let Some(text) = rtl {
+        files.extend(emit::files(spec, &text)?);
         files.push((PathBuf::from(rtl_path), text));
     }
     Ok(files)

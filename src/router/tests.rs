@@ -406,66 +406,21 @@ fn scoreboard_duato_v3() {
 /// The top module's ports, written from docs/interface.md: (name, input,
 /// width) in the document's order.
 fn interface_ports(spec: &RouterSpec) -> Vec<(String, bool, u32)> {
-    let w = spec.flit_width;
-    let v = spec.vcs;
-    let vb = if v <= 1 {
-        1
-    } else {
-        32 - (v - 1).leading_zeros()
-    };
-    let mut ports = vec![("clk".to_string(), true, 1), ("rst".to_string(), true, 1)];
+    let mut ports = crate::emit::documented_ports(spec);
     if spec.addressing == Addressing::Absolute {
         let field = if spec.radix <= 2 {
             1
         } else {
             32 - (spec.radix - 1).leading_zeros()
         };
-        ports.push(("node_id".to_string(), true, spec.dims * field));
-    }
-    for p in 0..spec.physical_ports() {
-        for (sig, input, width) in [
-            ("in_data", true, w),
-            ("in_valid", true, 1),
-            ("in_head", true, 1),
-            ("in_tail", true, 1),
-            ("in_vc", true, vb),
-            ("in_credit", false, v),
-            ("out_data", false, w),
-            ("out_valid", false, 1),
-            ("out_head", false, 1),
-            ("out_tail", false, 1),
-            ("out_vc", false, vb),
-            ("out_credit", true, v),
-        ] {
-            ports.push((format!("p{p}_{sig}"), input, width));
-        }
+        ports.insert(2, ("node_id".to_string(), true, spec.dims * field));
     }
     ports
 }
 
 /// The ports declared in module `name` of `verilog` (ANSI style).
 fn declared_ports(verilog: &str, name: &str) -> Vec<(String, bool, u32)> {
-    let start = verilog
-        .find(&format!("module {name} ("))
-        .expect("top module present");
-    let end = start + verilog[start..].find(");").expect("port list ends");
-    verilog[start..end]
-        .lines()
-        .skip(1)
-        .filter_map(|l| {
-            let l = l.trim().trim_end_matches(',');
-            let input = l.starts_with("input");
-            if !input && !l.starts_with("output") {
-                return None;
-            }
-            let name = l.split_whitespace().last()?.to_string();
-            let width = match (l.find('['), l.find(':')) {
-                (Some(a), Some(b)) => l[a + 1..b].parse::<u32>().ok()? + 1,
-                _ => 1,
-            };
-            Some((name, input, width))
-        })
-        .collect()
+    crate::emit::module_ports(verilog, name).expect("top module present")
 }
 
 #[test]

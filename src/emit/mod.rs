@@ -1,0 +1,187 @@
+//! The files of an output directory that check the router: a self-checking
+//! Icarus testbench and a Verilator C++ harness (`tb/`), Yosys scripts
+//! (`synth/`) and a Makefile that runs them, each from a tera template in
+//! `templates/`. The testbench's facts come from [`stimulus`], computed from
+//! the routing relation and docs/interface.md.
+
+pub mod stimulus;
+
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+use crate::router::vc_bits;
+use crate::spec::RouterSpec;
+
+pub use stimulus::Stimulus;
+
+const TB_VERILOG: &str = include_str!("../../templates/router_tb.v.tera");
+const TB_CPP: &str = include_str!("../../templates/router_tb.cpp.tera");
+const MAKEFILE: &str = include_str!("../../templates/Makefile.tera");
+const SYNTH: [(&str, &str); 3] = [
+    (
+        "synth/generic.ys",
+        include_str!("../../templates/synth_generic.ys.tera"),
+    ),
+    (
+        "synth/ice40.ys",
+        include_str!("../../templates/synth_ice40.ys.tera"),
+    ),
+    (
+        "synth/ecp5.ys",
+        include_str!("../../templates/synth_ecp5.ys.tera"),
+    ),
+];
+
+/// The testbenches' default random seed.
+pub const SEED: u64 = 1;
+
+/// A port of a Verilog module: name, input, width.
+pub type ModulePort = (String, bool, u32);
+
+/// The ports of module `name` in `verilog`, declared ANSI style one per line
+/// (`input wire [7:0] x,`), as the top module of docs/interface.md is.
+pub fn module_ports(verilog: &str, name: &str) -> Option<Vec<ModulePort>> {
+    let start = verilog.find(&format!("module {name} ("))?;
+    let end = start + verilog[start..].find(");")?;
+    Some(
+        verilog[start..end]
+            .lines()
+            .skip(1)
+            .filter_map(|l| {
+                let l = l.trim().trim_end_matches(',');
+                let input = l.starts_with("input");
+                if !input && !l.starts_with("output") {
+                    return None;
+                }
+                let port = l.split_whitespace().last()?.to_string();
+                let width = match (l.find('['), l.find(':')) {
+                    (Some(a), Some(b)) => l[a + 1..b].trim().parse::<u32>().ok()? + 1,
+                    _ => 1,
+                };
+                Some((port, input, width))
+            })
+            .collect(),
+    )
+}
+
+/// The ports docs/interface.md gives a router of `spec`, without `node_id`.
+pub fn documented_ports(spec: &RouterSpec) -> Vec<ModulePort> {
+    let (w, v, vb) = (spec.flit_width, spec.vcs, vc_bits(spec.vcs));
+    let mut ports = vec![("clk".to_string(), true, 1), ("rst".to_string(), true, 1)];
+    for p in 0..spec.physical_ports() {
+        for (sig, input, width) in [
+            ("in_data", true, w),
+            ("in_valid", true, 1),
+            ("in_head", true, 1),
+            ("in_tail", true, 1),
+            ("in_vc", true, vb),
+            ("in_credit", false, v),
+            ("out_data", false, w),
+            ("out_valid", false, 1),
+            ("out_head", false, 1),
+            ("out_tail", false, 1),
+            ("out_vc", false, vb),
+            ("out_credit", true, v),
+        ] {
+            ports.push((format!("p{p}_{sig}"), input, width));
+        }
+    }
+    ports
+}
+
+/// The `node_id` value of docs/interface.md for the router at `node`:
+/// its coordinates, dimension 0 in the low field, `width / n` bits each.
+fn node_id_value(spec: &RouterSpec, node: u32, width: u32) -> u64 {
+    let n = spec.dims;
+    let f = width / n;
+    let radix = spec.radix as u64;
+    let mut rest = node as u64;
+    let mut value = 0u64;
+    for d in 0..n {
+        value |= (rest % radix) << (d * f);
+        rest /= radix;
+    }
+    value
+}
+
+fn render(template: &str, ctx: &tera::Context, what: &str) -> Result<String> {
+    tera::Tera::one_off(template, ctx, false)
+        .map_err(|e| Error::InvalidSpec(format!("{what} template: {e:?}")))
+}
+
+/// The files under `tb/` and `synth/` and the `Makefile` for `spec`, whose
+/// router Verilog (the top module first) is `rtl`.
+pub fn files(spec: &RouterSpec, rtl: &str) -> Result<Vec<(PathBuf, String)>> {
+    let name = spec.name();
+    let ports = module_ports(rtl, &name).ok_or_else(|| {
+        Error::InvalidSpec(format!("the router Verilog has no top module {name}"))
+    })?;
+    let node_id = ports.iter().find(|p| p.0 == "node_id").cloned();
+    let mut expected = documented_ports(spec);
+    if let Some(id) = &node_id {
+        expected.insert(2, id.clone());
+    }
+    if ports != expected {
+        return Err(Error::InvalidSpec(format!(
+            "the top module {name} does not have the ports of docs/interface.md, which the \
+             testbench is written against: {ports:?}"
+        )));
+    }
+    let st = stimulus::build(spec)?;
+    let stim_path = format!("tb/{name}_stimulus.hex");
+    let mut ctx = tera::Context::new();
+    ctx.insert("name", &name);
+    ctx.insert("node_name", &st.node_name);
+    ctx.insert("p", &st.ports);
+    ctx.insert("v", &st.vcs);
+    ctx.insert("w", &st.width);
+    ctx.insert("vb", &vc_bits(spec.vcs));
+    ctx.insert("depth", &spec.buffer_depth);
+    ctx.insert("ports", &(0..st.ports).collect::<Vec<_>>());
+    ctx.insert("npk", &st.packets.len());
+    ctx.insert("nflit", &st.flit_count());
+    ctx.insert("nwords", &st.words());
+    ctx.insert("rec", &st.record_words());
+    ctx.insert("mw", &st.mask_words());
+    ctx.insert("header_bits", &st.header_bits);
+    ctx.insert("tag_bits", &st.tag_bits);
+    ctx.insert("ntag", &(1u64 << st.tag_bits));
+    ctx.insert("poff", &st.packet_offset());
+    ctx.insert("foff", &st.flit_offset());
+    // Generous bounds: a working router needs a few cycles per flit.
+    ctx.insert("timeout", &(2000 + 50 * st.flit_count()));
+    ctx.insert("idle_limit", &2000);
+    // Long enough for the last credit returns (at most 52 cycles late,
+    // one per cycle per output VC).
+    ctx.insert("drain", &(64 + 2 * spec.buffer_depth));
+    ctx.insert("sentinel", &format!("{:016x}", stimulus::SENTINEL));
+    ctx.insert("stimulus", &stim_path);
+    ctx.insert("seed", &SEED);
+    ctx.insert("node_id", &node_id.is_some());
+    if let Some((_, _, width)) = &node_id {
+        ctx.insert("node_id_width", width);
+        ctx.insert(
+            "node_id_hex",
+            &format!("{:x}", node_id_value(spec, st.node, *width)),
+        );
+    }
+    let mut out = vec![
+        (
+            PathBuf::from(format!("tb/{name}_tb.v")),
+            render(TB_VERILOG, &ctx, "testbench")?,
+        ),
+        (
+            PathBuf::from(format!("tb/{name}_tb.cpp")),
+            render(TB_CPP, &ctx, "Verilator harness")?,
+        ),
+        (PathBuf::from(stim_path), st.hex(&name)),
+    ];
+    for (path, template) in SYNTH {
+        out.push((PathBuf::from(path), render(template, &ctx, path)?));
+    }
+    out.push((
+        PathBuf::from("Makefile"),
+        render(MAKEFILE, &ctx, "Makefile")?,
+    ));
+    Ok(out)
+}

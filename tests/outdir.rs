@@ -1,0 +1,440 @@
+//! The output directory checks itself: `routergen -o DIR` writes a router, a
+//! self-checking Icarus testbench, a Verilator harness, Yosys scripts and a
+//! Makefile; here `make -C DIR ...` runs them. Oracles: the testbenches'
+//! facts come from the routing relation (tested in `emit::stimulus`), the
+//! verdicts from Icarus, Verilator and Yosys; and each testbench is shown to
+//! fail on a broken router and on a checker built from the wrong relation.
+//!
+//! The whole matrix (every algorithm, topology, n and V the router supports)
+//! is `make matrix`, an ignored test here.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Instant;
+
+use common::{routergen, stderr, stdout};
+use routergen::emit::stimulus;
+use routergen::flows::require_tool;
+use routergen::spec::names::Named;
+use routergen::spec::{Algorithm, RouterSpec, SpecInput, Topology};
+
+const TOOLS: [&str; 5] = ["make", "verilator", "iverilog", "vvp", "yosys"];
+
+fn tools_present() -> bool {
+    TOOLS.iter().all(|t| require_tool(t))
+}
+
+/// `routergen ARGS -o DIR`; panics with routergen's message on failure.
+fn generate(dir: &Path, args: &[&str]) {
+    let mut all: Vec<&str> = args.to_vec();
+    let d = dir.to_str().unwrap();
+    all.extend(["-o", d]);
+    let out = routergen(&all);
+    assert!(out.status.success(), "routergen {all:?}: {}", stderr(&out));
+}
+
+fn make(dir: &Path, targets: &[&str], vars: &[&str]) -> Output {
+    Command::new("make")
+        .arg("-C")
+        .arg(dir)
+        .args(targets)
+        .args(vars)
+        .output()
+        .expect("make runs")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", stdout(o), stderr(o))
+}
+
+/// `make TARGETS` must succeed; returns what it printed.
+fn make_ok(dir: &Path, targets: &[&str]) -> String {
+    let out = make(dir, targets, &[]);
+    let all = text(&out);
+    assert!(
+        out.status.success(),
+        "make {targets:?} in {}:\n{all}",
+        dir.display()
+    );
+    all
+}
+
+/// The one PASS line of a simulation's output, with no FAIL anywhere.
+fn pass_line(out: &str) -> String {
+    assert!(!out.contains("FAIL"), "{out}");
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("PASS: ")).collect();
+    assert_eq!(lines.len(), 1, "one PASS line expected:\n{out}");
+    lines[0].to_string()
+}
+
+/// A run that must fail: non-zero exit and a FAIL line.
+fn assert_fails(out: &Output, what: &str) -> String {
+    let all = text(out);
+    assert!(!out.status.success(), "{what}: exited 0:\n{all}");
+    assert!(
+        all.lines().any(|l| l.starts_with("FAIL")),
+        "{what}: no FAIL line:\n{all}"
+    );
+    assert!(!all.contains("PASS:"), "{what}: printed PASS:\n{all}");
+    all.lines()
+        .find(|l| l.starts_with("FAIL: cycle") || l.starts_with("FAIL"))
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn spec_of(dir: &Path) -> RouterSpec {
+    SpecInput::from_file(&dir.join("routergen.toml"))
+        .unwrap()
+        .resolve()
+        .unwrap()
+        .spec
+}
+
+/// A copy of `dir` whose router has bit W-1 of every flit entering on port
+/// 1 flipped: a broken datapath.
+fn flipped_bit_copy(dir: &Path, to: &Path) {
+    let spec = spec_of(dir);
+    copy_tree(dir, to);
+    let rtl = to.join(format!("rtl/{}.v", spec.name()));
+    let text = fs::read_to_string(&rtl).unwrap();
+    let w = spec.flit_width;
+    let broken = text.replacen(
+        ".in_data$1(p1_in_data)",
+        &format!(".in_data$1(p1_in_data ^ {w}'h{:x})", 1u64 << (w - 1)),
+        1,
+    );
+    assert_ne!(broken, text, "the mutation must change the router");
+    fs::write(rtl, broken).unwrap();
+}
+
+/// A stimulus file for `dir`'s harnesses whose permitted outputs and heads
+/// come from `wrong`'s routing relation.
+fn wrong_relation_stimulus(dir: &Path, wrong: Algorithm) -> PathBuf {
+    let spec = spec_of(dir);
+    let st = stimulus::build_against(&spec, wrong).unwrap();
+    let right = stimulus::build(&spec).unwrap();
+    assert_ne!(st, right, "{wrong} must differ from {}", spec.algorithm);
+    let path = dir.join("build/wrong-relation.hex");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, st.hex(&spec.name())).unwrap();
+    path
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            if e.file_name() != "build" {
+                copy_tree(&e.path(), &target);
+            }
+        } else {
+            fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+/// Every file under `dir` (but build/), by relative path, with its bytes.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.push((
+                    p.strip_prefix(root).unwrap().to_path_buf(),
+                    fs::read(&p).unwrap(),
+                ));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// The files the README's output tree lists, for a supported router.
+fn expected_files(name: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = [
+        "Makefile".to_string(),
+        "report.json".into(),
+        "report.md".into(),
+        "routergen.toml".into(),
+        format!("rtl/{name}.v"),
+        "synth/ecp5.ys".into(),
+        "synth/generic.ys".into(),
+        "synth/ice40.ys".into(),
+        format!("tb/{name}_stimulus.hex"),
+        format!("tb/{name}_tb.cpp"),
+        format!("tb/{name}_tb.v"),
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn output_directory_is_byte_identical_across_runs_and_complete() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    let args = ["--algo", "west-first", "--depth", "2"];
+    generate(&a, &args);
+    let first = tree(&a);
+    let files: Vec<PathBuf> = first.iter().map(|f| f.0.clone()).collect();
+    assert_eq!(files, expected_files("router_west_first_mesh2d_k4_v1_w16"));
+    generate(&a, &args);
+    generate(
+        &b,
+        &["--config", a.join("routergen.toml").to_str().unwrap()],
+    );
+    assert!(
+        tree(&a) == first,
+        "a second run into the same directory changed it"
+    );
+    assert!(
+        tree(&b) == first,
+        "regenerating from routergen.toml changed the files"
+    );
+    // Without RTL, no testbench, scripts or Makefile either.
+    let c = tmp.path().join("c");
+    generate(&c, &["--topology", "torus", "--vcs", "2", "--lookahead"]);
+    let names: Vec<PathBuf> = tree(&c).into_iter().map(|f| f.0).collect();
+    assert_eq!(
+        names,
+        ["report.json", "report.md", "routergen.toml"]
+            .iter()
+            .map(PathBuf::from)
+            .collect::<Vec<_>>()
+    );
+}
+
+/// Dimension order: lint, both harnesses, generic synthesis; both harnesses
+/// must agree cycle for cycle, and both must fail on a broken router and a
+/// checker built from the wrong relation.
+#[test]
+fn generated_checks_pass_and_catch_mutants_dor() {
+    if !tools_present() {
+        return;
+    }
+    let t0 = Instant::now();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("dor");
+    generate(&dir, &["--algo", "dor", "--depth", "2"]);
+    let out = make_ok(&dir, &["lint"]);
+    assert!(out.contains("lint: clean"), "{out}");
+    let icarus = pass_line(&make_ok(&dir, &["sim"]));
+    let log = make_ok(&dir, &["sim-verilator"]);
+    // The C++ harness compiled with -Wall without a warning.
+    assert!(!log.contains("warning:"), "{log}");
+    let verilator = pass_line(&log);
+    // The same algorithm and random sequence in two languages and two
+    // simulators: the same cycle count.
+    assert_eq!(icarus, verilator);
+    let synth = make_ok(&dir, &["synth"]);
+    assert!(synth.contains("Number of cells"), "{synth}");
+    eprintln!("dor: lint, sim, sim-verilator, synth {:?}", t0.elapsed());
+
+    // Another seed is another back-pressure pattern; still PASS.
+    let other = make(&dir, &["sim"], &["SEED=7"]);
+    assert!(other.status.success(), "{}", text(&other));
+    assert_ne!(pass_line(&text(&other)), icarus);
+
+    // A checker from negative-first's relation rejects dimension order's
+    // choices (negative-first sends (+x, -y) packets -y first).
+    let wrong = wrong_relation_stimulus(&dir, Algorithm::NegativeFirst);
+    let arg = format!("STIMULUS={}", wrong.display());
+    for target in ["sim", "sim-verilator"] {
+        let line = assert_fails(&make(&dir, &[target], &[&arg]), target);
+        assert!(line.contains("does not permit"), "{target}: {line}");
+    }
+    // A flipped bit in the datapath.
+    let broken = tmp.path().join("broken");
+    flipped_bit_copy(&dir, &broken);
+    let line = assert_fails(&make(&broken, &["sim"], &[]), "flipped bit, Icarus");
+    assert!(
+        line.contains("expected") || line.contains("names no packet"),
+        "{line}"
+    );
+    eprintln!("dor with mutants {:?}", t0.elapsed());
+}
+
+/// Lint and the Icarus testbench for each configuration (`routergen` flags).
+fn lint_and_sim(configs: &[(&str, &[&str])]) {
+    if !tools_present() {
+        return;
+    }
+    let t0 = Instant::now();
+    let tmp = tempfile::tempdir().unwrap();
+    for (tag, args) in configs {
+        let dir = tmp.path().join(tag);
+        let mut a = args.to_vec();
+        a.extend(["--depth", "2"]);
+        generate(&dir, &a);
+        let out = make_ok(&dir, &["lint"]);
+        assert!(out.contains("lint: clean"), "{out}");
+        let pass = pass_line(&make_ok(&dir, &["sim"]));
+        eprintln!("{tag}: {:?}: {pass}", t0.elapsed());
+    }
+}
+
+/// The other algorithms of the router, through Icarus, with node_id
+/// (absolute addressing), 32-bit flits, V = 2 and every path selection
+/// but STATIC-XY among them.
+#[test]
+fn generated_checks_pass_turn_models() {
+    lint_and_sim(&[
+        ("nf", &["--algo", "negative-first", "--flit-width", "32"]),
+        ("wf", &["--algo", "west-first", "--path-selection", "lru"]),
+        (
+            "nl",
+            &[
+                "--algo",
+                "north-last",
+                "--addressing",
+                "absolute",
+                "--path-selection",
+                "lfu",
+            ],
+        ),
+    ]);
+}
+
+#[test]
+fn generated_checks_pass_planar_and_duato() {
+    lint_and_sim(&[
+        (
+            "planar",
+            &[
+                "--algo",
+                "planar",
+                "--radix",
+                "5",
+                "--path-selection",
+                "min-mux",
+            ],
+        ),
+        (
+            "duato",
+            &["--algo", "duato", "--path-selection", "max-credit"],
+        ),
+    ]);
+}
+
+/// The FPGA scripts on the smallest router.
+#[test]
+fn generated_fpga_synthesis_scripts_run() {
+    if !tools_present() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    // Moved after generation: the scripts' paths are relative.
+    let first = tmp.path().join("first");
+    generate(&first, &["--algo", "dor", "--radix", "3", "--depth", "1"]);
+    let dir = tmp.path().join("moved");
+    fs::rename(&first, &dir).unwrap();
+    let out = make_ok(&dir, &["synth-ice40", "synth-ecp5"]);
+    assert!(out.contains("SB_LUT4") && out.contains("LUT4"), "{out}");
+    let built: Vec<PathBuf> = tree(&dir.join("build")).into_iter().map(|f| f.0).collect();
+    assert!(built
+        .iter()
+        .any(|p| p.ends_with("router_dor_mesh2d_k3_v1_w16_ice40.json")));
+    make_ok(&dir, &["clean"]);
+    assert!(!dir.join("build").exists());
+}
+
+/// Configurations of the whole matrix: every algorithm, each topology it
+/// routes, n = 2, 3, 4, V = minimum and minimum + 1, 16-bit flits (32 where
+/// the head flit needs them), two-flit buffers; those `router::supported`
+/// accepts.
+fn matrix() -> Vec<RouterSpec> {
+    let mut out = Vec::new();
+    for algorithm in Algorithm::all() {
+        for topology in [Topology::Mesh, Topology::Torus, Topology::Hypercube] {
+            for dims in [2u32, 3, 4] {
+                if algorithm.supports(topology, dims).is_err() {
+                    continue;
+                }
+                let min = algorithm.min_vcs(topology, dims);
+                for vcs in [min, min + 1] {
+                    for width in [16, 32] {
+                        let input = SpecInput {
+                            algorithm: Some(algorithm),
+                            topology: Some(topology),
+                            dims: Some(dims as i64),
+                            vcs: Some(vcs as i64),
+                            flit_width: Some(width),
+                            buffer_depth: Some(2),
+                            ..SpecInput::default()
+                        };
+                        let Ok(r) = input.resolve() else { continue };
+                        if routergen::router::supported(&r.spec).is_ok() {
+                            out.push(r.spec);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `make matrix`: every configuration of [`matrix`] generated and run
+/// through lint, the Icarus testbench and generic synthesis; a summary
+/// table at the end, and a failure if any step failed.
+#[test]
+#[ignore = "the whole matrix takes long; run it with `make matrix`"]
+fn matrix_lint_sim_synth() {
+    if !tools_present() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut rows = Vec::new();
+    let mut failed = false;
+    for spec in matrix() {
+        let name = spec.name();
+        let dir = tmp.path().join(&name);
+        let t0 = Instant::now();
+        let toml = tmp.path().join(format!("{name}.toml"));
+        fs::write(&toml, spec.to_toml()).unwrap();
+        generate(&dir, &["--config", toml.to_str().unwrap()]);
+        let mut cells = Vec::new();
+        for target in ["lint", "sim", "synth"] {
+            let out = make(&dir, &[target], &[]);
+            let ok = out.status.success() && !text(&out).contains("FAIL");
+            if !ok {
+                failed = true;
+                eprintln!("{name}: make {target} failed:\n{}", text(&out));
+            }
+            cells.push(if ok { "ok" } else { "FAIL" });
+        }
+        rows.push(format!(
+            "{name:<44} {:<5} {:<5} {:<5} {:>6.1}",
+            cells[0],
+            cells[1],
+            cells[2],
+            t0.elapsed().as_secs_f64()
+        ));
+        eprintln!("{}", rows.last().unwrap());
+    }
+    println!(
+        "{:<44} {:<5} {:<5} {:<5} {:>6}",
+        "configuration", "lint", "sim", "synth", "s"
+    );
+    for r in &rows {
+        println!("{r}");
+    }
+    assert!(
+        !rows.is_empty(),
+        "the router supports no configuration of the matrix"
+    );
+    assert!(!failed, "some configurations failed (see above)");
+}
