@@ -9,9 +9,11 @@ pub mod blocks;
 pub mod cli;
 pub mod error;
 pub mod flows;
+pub mod fpga;
 pub mod model;
 pub mod output;
 pub mod router;
 pub mod spec;
+pub mod synth;
 
 pub use error::{Error, Result};
