@@ -227,7 +227,7 @@ const MESH_TEMPLATE: &str = include_str!("../templates/fpga/mesh2x2.v.tera");
 const TOP_TEMPLATE: &str = include_str!("../templates/fpga/board_top.v.tera");
 /// The node (generator and checker) and UART reporter, plain Verilog.
 pub const NODE_VERILOG: &str = include_str!("../templates/fpga/routergen_node.v");
-pub const UART_VERILOG: &str = include_str!("../templates/fpga/routergen_uart.v");
+pub const UART_VERILOG: &str = include_str!("../templates/fpga/routergen_uart_report.v");
 
 fn render(template: &str, ctx: &tera::Context, what: &str) -> Result<String> {
     tera::Tera::one_off(template, ctx, false)
@@ -297,7 +297,7 @@ pub fn design_files(spec: &RouterSpec, board: &Board) -> Result<Vec<(PathBuf, St
             NODE_VERILOG.to_string(),
         ),
         (
-            PathBuf::from("rtl/routergen_uart.v"),
+            PathBuf::from("rtl/routergen_uart_report.v"),
             UART_VERILOG.to_string(),
         ),
         (
@@ -317,7 +317,7 @@ pub fn sources(spec: &RouterSpec, board: &Board) -> Vec<String> {
     vec![
         format!("rtl/{}.v", spec.name()),
         "rtl/routergen_node.v".into(),
-        "rtl/routergen_uart.v".into(),
+        "rtl/routergen_uart_report.v".into(),
         "rtl/routergen_mesh2x2.v".into(),
         format!("rtl/{}.v", board.top()),
     ]
@@ -405,16 +405,15 @@ impl BuildReport {
 pub fn build(spec: &RouterSpec, board: &Board, dir: &Path) -> Result<BuildReport> {
     let family = board.family();
     crate::synth::check_tools(board.target)?;
-    for tool in [family.packer()] {
-        if crate::flows::find_tool(tool).is_none() {
-            return Err(tool_error(crate::flows::ToolError::new(
-                tool,
-                format!(
-                    "is not on PATH nor in .venv ({}); testbench/install-tools.sh installs it",
-                    crate::flows::tool_source(tool)
-                ),
-            )));
-        }
+    let packer = family.packer();
+    if crate::flows::find_tool(packer).is_none() {
+        return Err(tool_error(crate::flows::ToolError::new(
+            packer,
+            format!(
+                "is not on PATH nor in .venv ({}); testbench/install-tools.sh installs it",
+                crate::flows::tool_source(packer)
+            ),
+        )));
     }
     let work = TempDir::new("fpga").map_err(tool_error)?;
     let w = work.path();
@@ -462,6 +461,23 @@ pub fn build(spec: &RouterSpec, board: &Board, dir: &Path) -> Result<BuildReport
         Some(routed),
     )
     .map_err(tool_error)?;
+    if !pnr.fits {
+        let over: Vec<String> = pnr
+            .utilization
+            .iter()
+            .filter(|(_, (u, a))| u > a)
+            .map(|(bel, (u, a))| format!("{bel} {u}/{a}"))
+            .collect();
+        return Err(Error::Output {
+            path: dir.join("build"),
+            message: format!(
+                "the design does not fit the {} ({}): choose a smaller router (--vcs, \
+                 --depth, --flit-width) or a larger board",
+                board.target.part(),
+                over.join(", ")
+            ),
+        });
+    }
     let bit = bitstream_name(board);
     nextpnr::pack(w, family, routed, &bit).map_err(tool_error)?;
     let out = dir.join("build");

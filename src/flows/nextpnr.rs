@@ -76,6 +76,9 @@ pub struct PnrResult {
     pub fmax_mhz: BTreeMap<String, f64>,
     /// Bel type to (used, available).
     pub utilization: BTreeMap<String, (u64, u64)>,
+    /// False when the design needs more of some bel than the device has
+    /// (nextpnr stops before placement; no Fmax then).
+    pub fits: bool,
 }
 
 impl PnrResult {
@@ -106,6 +109,30 @@ pub fn parse_fmax(log: &str) -> BTreeMap<String, f64> {
         };
         if let Ok(f) = mhz.parse::<f64>() {
             out.insert(clock.to_string(), f);
+        }
+    }
+    out
+}
+
+/// Utilisation from nextpnr's log ("Info:   ICESTORM_LC: 12054/ 7680 156%"),
+/// the last report of each bel type.
+pub fn parse_log_utilization(log: &str) -> BTreeMap<String, (u64, u64)> {
+    let mut out = BTreeMap::new();
+    for line in log.lines() {
+        let Some(rest) = line.strip_prefix("Info:") else {
+            continue;
+        };
+        let Some((bel, counts)) = rest.trim().split_once(':') else {
+            continue;
+        };
+        let Some((used, avail)) = counts.split_once('/') else {
+            continue;
+        };
+        let avail = avail.split_whitespace().next().unwrap_or("");
+        if let (Ok(u), Ok(a)) = (used.trim().parse(), avail.parse()) {
+            if !bel.contains(' ') {
+                out.insert(bel.to_string(), (u, a));
+            }
         }
     }
     out
@@ -184,6 +211,7 @@ pub fn place_and_route(
     Ok(PnrResult {
         fmax_mhz: parse_fmax(&log),
         utilization: parse_report_utilization(&report)?,
+        fits: true,
     })
 }
 
@@ -226,6 +254,18 @@ Warning: Max frequency for clock '$glbnet$clk$TRELLIS_IO_IN': 45.75 MHz (FAIL at
         let e = parse_fmax(ECP5_LOG);
         assert_eq!(e["$glbnet$clk$TRELLIS_IO_IN"], 45.75);
         assert!(parse_fmax("Info: nothing\n").is_empty());
+    }
+
+    #[test]
+    fn utilization_of_a_design_too_large_comes_from_the_log() {
+        let log = "Info: Device utilisation:\n\
+                   Info: \t         ICESTORM_LC: 12054/ 7680   156%\n\
+                   Info: \t        ICESTORM_RAM:     0/   32     0%\n\
+                   Info: Placed 0 cells based on constraints.\n";
+        let u = parse_log_utilization(log);
+        assert_eq!(u["ICESTORM_LC"], (12054, 7680));
+        assert_eq!(u["ICESTORM_RAM"], (0, 32));
+        assert_eq!(u.len(), 2);
     }
 
     #[test]

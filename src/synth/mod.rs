@@ -166,6 +166,8 @@ pub struct SynthReport {
     pub fmax_mhz: Option<f64>,
     /// nextpnr's device utilisation: bel type to (used, available).
     pub utilization: BTreeMap<String, (u64, u64)>,
+    /// Whether the design fits the device (FPGA targets).
+    pub fits: Option<bool>,
     /// The module whose instances are the blocks.
     pub block_module: String,
     /// Per block, from the hierarchical synthesis.
@@ -278,13 +280,13 @@ pub fn run_in(
         _ => None,
     };
     let clock = clock_mhz.or(target.default_clock_mhz());
-    let (fmax_mhz, utilization) = match (target.device(), clock) {
+    let (fmax_mhz, utilization, fits) = match (target.device(), clock) {
         (Some(device), Some(mhz)) => {
             let pnr = nextpnr::place_and_route(work, device, "netlist.json", mhz, None, None)
                 .map_err(tool_error)?;
-            (pnr.fmax(), pnr.utilization)
+            (pnr.fmax(), pnr.utilization, Some(pnr.fits))
         }
-        _ => (None, BTreeMap::new()),
+        _ => (None, BTreeMap::new(), None),
     };
     let (block_module, uses, glue) = hier.blocks(&name);
     let blocks = uses
@@ -310,6 +312,7 @@ pub fn run_in(
         logic_depth,
         fmax_mhz,
         utilization,
+        fits,
         block_module,
         blocks,
         glue: Resources::from(&glue),

@@ -68,10 +68,15 @@ module routergen_node #(
     // two's complement, or the coordinate with absolute addressing;
     // dimension 0 (x) in the low field.
     function [R-1:0] route(input [1:0] d);
-        integer dx, dy, packed_field;
+        integer dx, dy;
+        // Waiver UNUSEDSIGNAL: only the low 2F bits of the packed integer
+        // are the field.
+        /* verilator lint_off UNUSEDSIGNAL */
+        integer packed_field;
+        /* verilator lint_on UNUSEDSIGNAL */
         begin
-            dx = ABSOLUTE != 0 ? d[0] : d[0] - X;
-            dy = ABSOLUTE != 0 ? d[1] : d[1] - Y;
+            dx = ABSOLUTE != 0 ? {31'd0, d[0]} : {31'd0, d[0]} - X;
+            dy = ABSOLUTE != 0 ? {31'd0, d[1]} : {31'd0, d[1]} - Y;
             packed_field = ((dy & ((1 << F) - 1)) << F) | (dx & ((1 << F) - 1));
             route = packed_field[R-1:0];
         end
@@ -130,7 +135,8 @@ module routergen_node #(
             end else if (send) begin
                 inj_data <= body_word(g_seq, ME, g_dst, g_idx)
                     ^ ((CORRUPT != 0 && bodies == 8'd5) ? {1'b1, {(W-1){1'b0}}} : {W{1'b0}});
-                bodies <= bodies + 8'd1;
+                // Counts to 255 and stays: CORRUPT hits one flit only.
+                if (bodies != 8'hFF) bodies <= bodies + 8'd1;
                 g_idx <= g_idx + 2'd1;
                 if (g_idx == g_len) begin
                     in_packet <= 1'b0;
