@@ -63,6 +63,69 @@ pub enum Command {
     /// minimal); 1 when it is not (a dependency cycle, so deadlock is possible
     /// or not excluded; not connected; or not minimal); 2 for bad arguments.
     Check(CheckArgs),
+    /// Synthesizes the router of a spec with Yosys (generic gates, iCE40 or
+    /// ECP5), places and routes it with nextpnr, and reports gates or LUTs,
+    /// flip-flops, carries, RAMs, logic depth and Fmax, in total and per block.
+    ///
+    /// The router is wrapped in serial scan chains (every input driven by a
+    /// flip-flop, every output captured), so synthesis keeps all of its
+    /// logic. With --compare-chien, sets Chien's model beside the measured
+    /// gate counts and paths of every algorithm the router supports.
+    Synth(SynthArgs),
+    /// Writes an FPGA bring-up design for a board: a 2x2 mesh of generated
+    /// routers, a traffic generator and checker per node, packet and error
+    /// counts on the LEDs and a UART line; --build makes the bitstream.
+    Fpga(FpgaArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    #[command(flatten)]
+    pub spec: SpecArgs,
+
+    /// generic (two-input gates), ice40-up5k, ice40-hx8k, ecp5-25k or ecp5-85k.
+    #[arg(long, value_enum, default_value = "generic")]
+    pub target: crate::synth::Target,
+
+    /// Clock nextpnr aims at, in MHz [default: 24 on ice40-up5k, 60 on
+    /// ice40-hx8k, 100 on ECP5].
+    #[arg(long, value_name = "MHZ")]
+    pub clock_mhz: Option<f64>,
+
+    /// Keep the build products (sources, scripts, logs, netlists, report) in DIR.
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Chien's model beside Yosys for every algorithm (n = 2 and 3, W = 16);
+    /// with an FPGA --target, also Fmax.
+    #[arg(long, conflicts_with_all = ["out", "config"])]
+    pub compare_chien: bool,
+
+    /// Technology constants for --compare-chien [default: Chien 0.8um].
+    #[arg(long, value_name = "FILE")]
+    pub tech: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct FpgaArgs {
+    /// Board: icebreaker, hx8k-breakout, ulx3s or orangecrab.
+    #[arg(long, value_name = "BOARD")]
+    pub board: String,
+
+    #[command(flatten)]
+    pub spec: SpecArgs,
+
+    /// Output directory for the design (and with --build the bitstream).
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Also run Yosys, nextpnr and icepack or ecppack: DIR/build/.
+    #[arg(long)]
+    pub build: bool,
 }
 
 #[derive(Debug, Args)]

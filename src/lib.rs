@@ -10,9 +10,11 @@ pub mod cli;
 pub mod emit;
 pub mod error;
 pub mod flows;
+pub mod fpga;
 pub mod model;
 pub mod output;
 pub mod router;
 pub mod spec;
+pub mod synth;
 
 pub use error::{Error, Result};

