@@ -88,7 +88,10 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
     ));
     md.push_str(&match &rtl_missing {
         None => format!(
-            "\n## RTL\n\n`{rtl_path}`: the router, with the interface of docs/interface.md.\n"
+            "\n## RTL\n\n`{rtl_path}`: the router, with the interface of docs/interface.md. \
+             `tb/` holds its self-checking testbench (Icarus) and harness (Verilator), \
+             `synth/` its Yosys scripts; `make lint sim sim-verilator synth` (or `make all`) \
+             in this directory runs them, writing only under `build/`.\n"
         ),
         Some(why) => format!("\n## RTL\n\nNot generated: {why}\n"),
     });
@@ -263,4 +266,36 @@ fn check_target(dir: &Path) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A write that fails half-way (a file where a directory must go)
+    /// leaves neither the target nor a temporary directory, and a previous
+    /// output in the target untouched.
+    #[test]
+    fn a_failed_write_leaves_nothing_half_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("out");
+        let bad: Files = vec![
+            (PathBuf::from(SPEC_FILE), "a".into()),
+            (PathBuf::from("tb"), "a file".into()),
+            (PathBuf::from("tb/x_tb.v"), "under a file".into()),
+        ];
+        assert!(matches!(write_dir(&dir, &bad), Err(Error::Output { .. })));
+        let left: Vec<_> = fs::read_dir(tmp.path()).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+
+        let good: Files = vec![(PathBuf::from(SPEC_FILE), "old".into())];
+        write_dir(&dir, &good).unwrap();
+        assert!(write_dir(&dir, &bad).is_err());
+        assert_eq!(fs::read_to_string(dir.join(SPEC_FILE)).unwrap(), "old");
+        let names: Vec<String> = fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["out".to_string()]);
+    }
 }

@@ -185,3 +185,171 @@ pub fn files(spec: &RouterSpec, rtl: &str) -> Result<Vec<(PathBuf, String)>> {
     ));
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flows::{require_tool, TempDir};
+    use crate::spec::{Addressing, Algorithm, SpecInput, Topology};
+
+    /// A router with the documented ports that never sends a flit or a
+    /// credit: enough to lint the testbench for configurations the router
+    /// does not build yet, and a router the testbench must fail.
+    fn silent_router(spec: &RouterSpec, node_id: Option<u32>) -> String {
+        let mut ports = documented_ports(spec);
+        if let Some(w) = node_id {
+            ports.insert(2, ("node_id".into(), true, w));
+        }
+        let decl: Vec<String> = ports
+            .iter()
+            .map(|(n, input, w)| {
+                let dir = if *input { "input" } else { "output" };
+                if *w == 1 {
+                    format!("    {dir} wire {n}")
+                } else {
+                    format!("    {dir} wire [{}:0] {n}", w - 1)
+                }
+            })
+            .collect();
+        let ties: Vec<String> = ports
+            .iter()
+            .filter(|p| !p.1)
+            .map(|(n, _, _)| format!("    assign {n} = 0;"))
+            .collect();
+        format!(
+            "module {} (\n{}\n);\n{}\nendmodule\n",
+            spec.name(),
+            decl.join(",\n"),
+            ties.join("\n")
+        )
+    }
+
+    fn spec(algo: Algorithm, topology: Topology, dims: i64, more: SpecInput) -> RouterSpec {
+        SpecInput {
+            algorithm: Some(algo),
+            topology: Some(topology),
+            dims: Some(dims),
+            ..more
+        }
+        .resolve()
+        .expect("valid")
+        .spec
+    }
+
+    /// Tori, hypercubes, n = 3 and 4, V up to 4, 64-bit flits, a node_id and
+    /// a head flit with no room for tags: the testbench renders, compiles
+    /// with `iverilog -Wall` without a warning (`make sim` builds it so),
+    /// and fails on a silent router; so does the C++ harness, once.
+    #[test]
+    fn testbench_lints_everywhere_and_fails_a_silent_router() {
+        if !require_tool("make") || !require_tool("iverilog") || !require_tool("vvp") {
+            return;
+        }
+        let cases = [
+            (
+                spec(
+                    Algorithm::DimensionOrder,
+                    Topology::Torus,
+                    2,
+                    SpecInput::default(),
+                ),
+                None,
+            ),
+            (
+                spec(
+                    Algorithm::Duato,
+                    Topology::Hypercube,
+                    4,
+                    SpecInput {
+                        vcs: Some(3),
+                        ..SpecInput::default()
+                    },
+                ),
+                None,
+            ),
+            (
+                spec(
+                    Algorithm::PlanarAdaptive,
+                    Topology::Mesh,
+                    3,
+                    SpecInput {
+                        flit_width: Some(64),
+                        vcs: Some(4),
+                        addressing: Some(Addressing::Absolute),
+                        ..SpecInput::default()
+                    },
+                ),
+                Some(6),
+            ),
+            (
+                spec(
+                    Algorithm::StarChannels,
+                    Topology::Torus,
+                    2,
+                    SpecInput {
+                        radix: Some(5),
+                        ..SpecInput::default()
+                    },
+                ),
+                None,
+            ),
+            // 16 nodes, 8 header bits of 8: every packet shares tag 0.
+            (
+                spec(
+                    Algorithm::NegativeFirst,
+                    Topology::Mesh,
+                    4,
+                    SpecInput {
+                        radix: Some(2),
+                        flit_width: Some(8),
+                        ..SpecInput::default()
+                    },
+                ),
+                None,
+            ),
+        ];
+        for (n, (s, node_id)) in cases.into_iter().enumerate() {
+            let name = s.name();
+            let rtl = silent_router(&s, node_id);
+            let mut files = files(&s, &rtl).expect("renders");
+            files.push((PathBuf::from(format!("rtl/{name}.v")), rtl));
+            let dir = TempDir::new("tb-silent").unwrap();
+            for (path, text) in &files {
+                let p = dir.path().join(path);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(p, text).unwrap();
+            }
+            let make = |target: &str| {
+                let out = std::process::Command::new("make")
+                    .arg(target)
+                    .current_dir(dir.path())
+                    .output()
+                    .unwrap();
+                let said = format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                (out.status.success(), said)
+            };
+            let mut targets = vec!["sim"];
+            // One Verilator build: the C++ harness with 64-bit flits, V = 4
+            // and a node_id, compiled with -Wall.
+            if n == 2 && require_tool("verilator") {
+                targets.push("sim-verilator");
+            }
+            for target in targets {
+                let (ok, said) = make(target);
+                assert!(!ok, "{name} {target}: {said}");
+                assert!(
+                    said.contains("FAIL: cycle") && said.contains("no flit left the router"),
+                    "{name} {target}: {said}"
+                );
+                assert!(
+                    !said.contains("PASS") && !said.contains("warning"),
+                    "{name} {target}: {said}"
+                );
+            }
+        }
+    }
+}
