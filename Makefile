@@ -7,7 +7,7 @@ CARGO ?= cargo
 # cargo-nextest when present (clearer report, parallel per test), else cargo test.
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 
-.PHONY: test tools check-style router matrix
+.PHONY: test tools check-style router matrix fpga-all synth-perf compare-chien
 
 test: tools check-style
 ifeq ($(NEXTEST),yes)
@@ -28,3 +28,24 @@ router:
 
 matrix:
 	$(CARGO) test --test outdir matrix_lint_sim_synth -- --ignored --nocapture
+
+# Bitstreams of the bring-up design for every board (out/fpga/<board>/build/).
+FPGA_BOARDS := icebreaker hx8k-breakout ulx3s orangecrab
+FPGA_SPEC ?= --algo dor --vcs 1 --depth 2
+fpga-all: tools
+	@failed=""; for b in $(FPGA_BOARDS); do \
+	  $(CARGO) run --release -- fpga --board $$b $(FPGA_SPEC) -o out/fpga/$$b --build \
+	    || failed="$$failed $$b"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fpga-all: no bitstream for:$$failed"; exit 1; fi
+
+# The performance point of the README: 5 ports, 2 VCs, 32-bit flits,
+# 4 flits per VC, dimension order on a 2-D mesh, on iCE40-HX8K and ECP5.
+PERF_SPEC := --algo dor --vcs 2 --flit-width 32 --depth 4
+synth-perf: tools
+	$(CARGO) run --release -- synth $(PERF_SPEC) --target ice40-hx8k -o out/perf/ice40-hx8k
+	$(CARGO) run --release -- synth $(PERF_SPEC) --target ecp5-85k -o out/perf/ecp5-85k
+
+# Chien's model beside Yosys and nextpnr for every algorithm the router builds.
+compare-chien: tools
+	$(CARGO) run --release -- synth --compare-chien --target ice40-hx8k

@@ -201,6 +201,17 @@ pub fn place_and_route(
     let out = run(tool, &args, dir)?;
     let log = std::fs::read_to_string(dir.join("nextpnr.log")).unwrap_or_default();
     if !out.success {
+        // A design larger than the device (or so close to full that the
+        // packer's rules leave a cell without a place: "no BELs
+        // remaining"): report how large, with no Fmax.
+        let utilization = parse_log_utilization(&log);
+        if utilization.values().any(|(u, a)| u > a) || log.contains("no BELs remaining") {
+            return Ok(PnrResult {
+                fmax_mhz: BTreeMap::new(),
+                utilization,
+                fits: false,
+            });
+        }
         return Err(ToolError::new(
             tool,
             super::yosys::tail(&out.stderr, &log, 15),
