@@ -45,7 +45,18 @@ fn the_design_card_command_works_as_written() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     files.sort();
-    assert_eq!(files, ["report.json", "report.md", "routergen.toml", "rtl"]);
+    assert_eq!(
+        files,
+        [
+            "Makefile",
+            "report.json",
+            "report.md",
+            "routergen.toml",
+            "rtl",
+            "synth",
+            "tb"
+        ]
+    );
     // The router itself: one top module named after the configuration,
     // lint-clean in Verilator.
     let name = "router_planar_mesh2d_k4_v3_w16";
