@@ -368,6 +368,11 @@ impl BlockKind {
                  from the units' registers, so no bit depends on itself: Verilator \
                  sees a loop only at the granularity of whole always blocks",
             )],
+            BlockKind::AddressDecoder => &[(
+                "UNUSEDSIGNAL",
+                "the decoder reads only the address fields of the head flit and of \
+                 node_id; the payload bits pass it by",
+            )],
             _ => &[],
         }
     }
@@ -463,34 +468,30 @@ macro_rules! with_block {
                 $body
             }
             (BlockKind::AddressDecoder, 8) => {
-                let $b = AddressDecoder::<8>::new(
+                let $b = AddressDecoder::<8>::dimension_order(
                     params.dims,
                     params.addressing,
-                    &address_decoder::dimension_order_table(params.dims),
                 );
                 $body
             }
             (BlockKind::AddressDecoder, 16) => {
-                let $b = AddressDecoder::<16>::new(
+                let $b = AddressDecoder::<16>::dimension_order(
                     params.dims,
                     params.addressing,
-                    &address_decoder::dimension_order_table(params.dims),
                 );
                 $body
             }
             (BlockKind::AddressDecoder, 32) => {
-                let $b = AddressDecoder::<32>::new(
+                let $b = AddressDecoder::<32>::dimension_order(
                     params.dims,
                     params.addressing,
-                    &address_decoder::dimension_order_table(params.dims),
                 );
                 $body
             }
             (BlockKind::AddressDecoder, _) => {
-                let $b = AddressDecoder::<64>::new(
+                let $b = AddressDecoder::<64>::dimension_order(
                     params.dims,
                     params.addressing,
-                    &address_decoder::dimension_order_table(params.dims),
                 );
                 $body
             }
