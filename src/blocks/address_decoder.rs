@@ -218,7 +218,7 @@ impl DecoderShape {
     }
 
     /// The state code of dimension `d` (module documentation), as the
-    /// Verilog of [`Self::code_verilog`] computes it.
+    /// Verilog of `code_verilog` computes it.
     pub fn code(&self, data: u64, node: u64, d: usize) -> u64 {
         let f = self.field_bits;
         let h = self.field(data, d);
@@ -333,7 +333,12 @@ impl DecoderShape {
         let k = self.radix as u64;
         let mut s = String::new();
         let lo = f * d;
-        let _ = writeln!(s, "    wire [{}:0] h${d} = in_data[{}:{lo}];", f - 1, lo + f - 1);
+        let _ = writeln!(
+            s,
+            "    wire [{}:0] h${d} = in_data[{}:{lo}];",
+            f - 1,
+            lo + f - 1
+        );
         let uses_node = self.node_key;
         if uses_node {
             let clo = c * d;
@@ -429,7 +434,9 @@ pub struct Row {
 
 impl Row {
     pub fn permits(&self, k: usize) -> bool {
-        self.mask.get(k / 64).is_some_and(|w| (w >> (k % 64)) & 1 == 1)
+        self.mask
+            .get(k / 64)
+            .is_some_and(|w| (w >> (k % 64)) & 1 == 1)
     }
 }
 
@@ -645,7 +652,9 @@ impl HeaderUpdate {
             Topology::Torus if k % 2 == 0 && dir > 0 && h == low((k / 2).wrapping_neg(), f) => {
                 k / 2 - 1
             }
-            Topology::Torus if k % 2 == 0 && dir < 0 && h == k / 2 => low(1u64.wrapping_sub(k / 2), f),
+            Topology::Torus if k % 2 == 0 && dir < 0 && h == k / 2 => {
+                low(1u64.wrapping_sub(k / 2), f)
+            }
             _ if dir > 0 => low(h.wrapping_sub(1), f),
             _ => low(h + 1, f),
         }
@@ -797,7 +806,7 @@ mod tests {
                                 } else {
                                     0
                                 };
-                            let node = (a as u64) << c | 3 % k as u64;
+                            let node = ((a as u64) << c) | (3 % k as u64);
                             let want = reference_code(topology, k as i64, a, b);
                             assert_eq!(
                                 shape.code(data, node, 1),
@@ -913,7 +922,8 @@ mod tests {
     /// through the same co-simulation, with a faulty copy of the first.
     #[test]
     fn torus_and_hypercube_decoders_cosimulate() {
-        use crate::blocks::{cosimulate_all, emit, rename_top, Variant};
+        use crate::blocks::tool_checks::cosimulate_with_mutant;
+        use crate::blocks::{emit, rename_top, Variant};
         if !crate::flows::require_tool("verilator") {
             return;
         }
@@ -941,17 +951,6 @@ mod tests {
             variants.push(Variant::new(&mut x, &text, &top, 2000, 0xdec0 + n as u64));
         }
         // The faulty copy confuses "wraps ahead" with "no wrap" going +.
-        let mut mutant = variants[0].clone();
-        let faulty = mutant.verilog.replacen("? 3'd2 : 3'd1", "? 3'd1 : 3'd1", 1);
-        assert_ne!(faulty, mutant.verilog);
-        let name = format!("{}_mutant", mutant.top);
-        mutant.verilog = faulty.replace(&mutant.top, &name);
-        mutant.top = name.clone();
-        variants.push(mutant);
-        match cosimulate_all(&variants).expect("co-simulation runs") {
-            Some((top, _)) if top == name => {}
-            Some((top, m)) => panic!("{top}: differs from the model: {m}"),
-            None => panic!("co-simulation missed the faulty copy"),
-        }
+        cosimulate_with_mutant(variants, ("? 3'd2 : 3'd1", "? 3'd1 : 3'd1"));
     }
 }

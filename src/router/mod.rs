@@ -1,5 +1,109 @@
-//! DOCS
-
+//! A whole wormhole router assembled from the blocks of `crate::blocks`, as
+//! one rust-hdl `LogicBlock`, and its Verilog with the external interface of
+//! docs/interface.md, for meshes, tori (k-ary n-cubes) and hypercubes.
+//!
+//! # Microarchitecture
+//!
+//! Chien's canonical router (Chien §3, Figure 1) with virtual channels,
+//! organized so that its cost grows with P V (buffers) and P^2 (switch),
+//! not with (P V)^2 F. P physical ports (2n + 1; n + 1 on a hypercube), V
+//! VCs, input VC i = q V + c, output VC k = o V + v.
+//!
+//! - Flow-control units (Chien: FC): one [`FlowControlUnit`] receive
+//!   buffer of D flits per input VC; a flit goes to the buffer its `in_vc`
+//!   names, and each slot freed pulses `p<q>_in_credit[c]` upstream.
+//! - Address decoders (Chien: AD): one [`AddressDecoder`] per input port.
+//!   Each cycle the port offers it one VC whose front flit is a head flit
+//!   without an output VC yet (round robin over the VCs, the pointer
+//!   advancing every cycle, so a waiting VC is first in line once every V
+//!   cycles). The decoder reduces the address (and `node_id` where the key
+//!   needs it) to a routing key per dimension: sign of the offset, whether
+//!   both directions are minimal (a torus offset of k/2), whether the
+//!   wraparound link lies ahead (the dateline classes of the survey §8), and
+//!   on a hypercube the direction of the dimension's link. A fixed table
+//!   compiled from the routing relation ([`tables::compile`], which proves
+//!   at every node, destination and input that the key decides the
+//!   relation's answer) maps the key to the permitted output VCs.
+//! - VC allocation (Chien: RA): one [`RoutingArbiter`] matching input
+//!   ports to output ports; input port q's candidate slot j is output port
+//!   j when the relation permits one of its VCs that no packet holds. The
+//!   arbiter's path-selection heuristic (LAPSES §4.1) chooses among the
+//!   ports (MAX-CREDIT: the downstream credits summed over the port's VCs;
+//!   MIN-MUX: the port's VCs held by packets; LRU, LFU: the port's use),
+//!   in dimension order for STATIC-XY (port order is dimension order); the
+//!   packet takes the lowest-numbered permitted free VC of its port. An
+//!   output VC is held from the head flit's allocation until its tail flit
+//!   leaves. Each output port takes at most one new packet per cycle (Chien
+//!   §3: making connections sequentially does not significantly reduce
+//!   performance).
+//! - Switch allocation and crossbar (Chien: CB): per input port, one VC
+//!   that holds an output VC, has a flit and a credit for that output VC
+//!   (round robin as above); a second [`RoutingArbiter`] (one candidate per
+//!   input, STATIC-XY) gives each output port to one of the requesting
+//!   input ports. A P x P [`Crossbar::per_flit`] moves the flits: the
+//!   switch is set per flit, so packets on different VCs share an output
+//!   port flit by flit.
+//! - VC multiplexing onto the links (Chien: VC): each output VC has a
+//!   credit counter for the downstream buffer (D at reset, minus one per
+//!   flit sent, plus one per `p<o>_out_credit[v]` pulse). The switch
+//!   allocator multiplexes the VCs onto the physical channel; there are no
+//!   output buffers: a flit goes from its input buffer through the crossbar
+//!   to the link.
+//! - Header update (Chien: the decoder computes the updated header): here
+//!   at each output port, after the crossbar ([`HeaderUpdate`]): the decoder
+//!   is shared by an input port's VCs and routes a head flit a cycle before
+//!   the flit crosses, and at the output port the hop's dimension and
+//!   direction are fixed. With relative addressing the travelled
+//!   dimension's offset moves one step toward zero (a torus offset of k/2
+//!   that leaves the other way round becomes k/2 - 1 of the other sign; a
+//!   hypercube clears the dimension's bit).
+//!
+//! Cost: buffers P V D W flip-flops; decoders P tables of at most 7^n keys
+//! (3^n on meshes and hypercubes), independent of V; VC allocation
+//! O(P^3) (Chien's O(F^2) per input with F = P), switch allocation O(P^2);
+//! crossbar O(P^2 W) (Chien Figure 2: O(P^2)); the V:1 selections per
+//! input port O(P V W); the credit check of each input VC selects one of
+//! the P V counters' nonzero flags, O((P V)^2) single-bit terms.
+//!
+//! Latency and rate: a head flit that arrives in cycle t is written into
+//! its input buffer at the end of t; in t + 1 it is decoded and allocated
+//! an output VC; in t + 2 it crosses the switch and leaves on the link (two
+//! cycles from head in to head out, when nothing else competes). Body and
+//! tail flits written in cycle t leave in t + 1. Each output port sends one
+//! flit per cycle while some input has a flit and a credit for it. The
+//! outputs are combinational from flip-flops (input buffers, held VCs,
+//! pointers, credits) through the switch allocator, crossbar and header
+//! update: no input reaches an output in the same cycle.
+//!
+//! Departure from Chien §5 (Figures 5-8), not built yet: every algorithm
+//! uses this one organization; Chien's dimension slices (one 3x3 crossbar
+//! per dimension for dimension order, §5.1, Figure 5), 4x4 plane slices
+//! (planar-adaptive, §5.2, Figure 6) and the (4n+1)-port crossbar of
+//! *-channels (§5.4, Figure 8, a port per channel class) are not.
+//!
+//! # Supported configurations
+//!
+//! [`supported`] says which: every algorithm on every topology it is
+//! defined on (`Algorithm::supports`), networks of at most
+//! [`MAX_ROUTER_NODES`] nodes, relative or absolute addressing (the
+//! address fields of `RouterSpec::address_field_bits` must fit the flit),
+//! credit flow control, no look-ahead, no routing table, W = 16, 32 or 64,
+//! P <= 16, V <= 16, D <= 16. [`matrix`] lists the configurations the
+//! tests build. Everything else returns `Error::InvalidSpec` naming what
+//! is not supported yet.
+//!
+//! `node_id` (docs/interface.md) is read where the routing key needs it:
+//! with absolute addressing, on tori (the dateline: is the wraparound link
+//! ahead?) and on hypercubes under negative-first (the direction of each
+//! dimension's link); [`tables::compile`] finds which.
+//!
+//! # Why the glue is written twice
+//!
+//! rust-hdl's `#[hdl_gen]` writes wrong Verilog for a Vec field of an
+//! element of a Vec of sub-blocks (`self.dec[i].cand[o]` becomes
+//! `dec$0$cand[o]`, with no error). The router's glue therefore has a plain
+//! Rust `update` (the simulation model) and a hand-written `hdl` emitting
+//! the same logic as Verilog text; the co-simulation test holds them equal.
 pub mod tables;
 
 use std::fmt::Write as _;
@@ -77,10 +181,7 @@ pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
         )));
     }
     if spec.nodes() > MAX_ROUTER_NODES {
-        return Err(unsupported(format!(
-            "a network of {} nodes",
-            spec.nodes()
-        )));
+        return Err(unsupported(format!("a network of {} nodes", spec.nodes())));
     }
     let field = spec.address_field_bits();
     if spec.dims * field > spec.flit_width {
@@ -110,28 +211,15 @@ pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
 
 /// Every configuration the router is built and checked for: every
 /// algorithm on every topology it supports, n = 2 and 3 (and 4 on meshes
-/// and hypercubes), V = the minimum and one more, relative and absolute
-/// addressing, k = 4 on meshes and tori (k = 3 where a torus would
-/// otherwise be 4-ary and 3-dimensional with planar-adaptive's 11 VCs is
-/// not needed: k = 4 throughout), flit widths 16, 32 and 64 taken in turn.
+/// and hypercubes), V = the algorithm's minimum and one more, relative and
+/// absolute addressing, radix 4 on meshes and tori, flit widths 16, 32 and
+/// 64 taken in turn (124 configurations).
 pub fn matrix() -> Vec<RouterSpec> {
-    use crate::spec::{Algorithm, SpecInput};
-    let algorithms = [
-        Algorithm::DimensionOrder,
-        Algorithm::PlanarAdaptive,
-        Algorithm::NegativeFirst,
-        Algorithm::WestFirst,
-        Algorithm::NorthLast,
-        Algorithm::StarChannels,
-        Algorithm::Duato,
-    ];
-    let addressings = [
-        crate::spec::Addressing::Relative,
-        crate::spec::Addressing::Absolute,
-    ];
+    use crate::spec::names::Named;
+    use crate::spec::{Addressing, Algorithm, SpecInput};
     let mut out = Vec::new();
-    for algorithm in algorithms {
-        for topology in [Topology::Mesh, Topology::Torus, Topology::Hypercube] {
+    for algorithm in Algorithm::all() {
+        for topology in Topology::all() {
             let dims: &[u32] = match topology {
                 Topology::Torus => &[2, 3],
                 _ => &[2, 3, 4],
@@ -142,12 +230,16 @@ pub fn matrix() -> Vec<RouterSpec> {
                 }
                 let min = algorithm.min_vcs(topology, n);
                 for vcs in [min, min + 1] {
-                    for addressing in addressings {
+                    for addressing in Addressing::all() {
                         let w = ROUTER_WIDTHS[out.len() % ROUTER_WIDTHS.len()];
                         let spec = SpecInput {
                             topology: Some(topology),
                             dims: Some(n as i64),
-                            radix: Some(if topology == Topology::Hypercube { 2 } else { 4 }),
+                            radix: Some(if topology == Topology::Hypercube {
+                                2
+                            } else {
+                                4
+                            }),
                             algorithm: Some(algorithm),
                             vcs: Some(vcs as i64),
                             flit_width: Some(w as i64),
@@ -300,6 +392,9 @@ fn round_robin(ptr: usize, flags: &[bool]) -> Option<usize> {
 }
 
 impl<const W: usize> Logic for Router<W> {
+    // Index loops on purpose: the same indices as the Verilog of
+    // `glue_verilog`, which the co-simulation holds equal to this.
+    #[allow(clippy::needless_range_loop)]
     fn update(&mut self) {
         let (p, v) = (self._p, self._v);
         let pv = p * v;
@@ -505,7 +600,7 @@ impl<const W: usize> Logic for Router<W> {
             for c in 0..v {
                 let k = o * v + c;
                 let sent = self.xbar.out_valid[o].val() && out_vc[o] == c;
-                let taken = alloc.iter().any(|a| *a == Some((o, c)));
+                let taken = alloc.contains(&Some((o, c)));
                 self.busy[k].d.next = if rst {
                     false
                 } else if taken {
@@ -619,6 +714,32 @@ fn rr_condition(pass: usize, c: usize, ptr: &str) -> String {
     }
 }
 
+/// Verilog for [`round_robin`] at input port `q`: `any$q` and `sel$q` from
+/// the flags `flag$i` of its VCs i = q V + c and the pointer `ptr$q`.
+fn round_robin_verilog(
+    q: usize,
+    v: usize,
+    flag: &str,
+    any: &str,
+    sel: &str,
+    ptr: &str,
+) -> Vec<String> {
+    let mut out = vec![format!("    {any}${q} = 1'b0; {sel}${q} = {VC_BITS}'d0;")];
+    for pass in 0..2 {
+        for c in 0..v {
+            let cond = rr_condition(pass, c, &format!("{ptr}${q}$q"));
+            if cond != "1'b0" {
+                out.push(format!(
+                    "    if ({flag}${} & {cond} & ~{any}${q}) begin {any}${q} = 1'b1; \
+                     {sel}${q} = {VC_BITS}'d{c}; end",
+                    q * v + c
+                ));
+            }
+        }
+    }
+    out
+}
+
 impl<const W: usize> Router<W> {
     /// The glue logic of [`Logic::update`] as Verilog, one always block per
     /// stage (inputs, routing, VC allocation, switch allocation, outputs,
@@ -663,7 +784,9 @@ impl<const W: usize> Router<W> {
             ));
         }
         for q in 0..p {
-            line(format!("    rptr${q}$clock = clock; sptr${q}$clock = clock;"));
+            line(format!(
+                "    rptr${q}$clock = clock; sptr${q}$clock = clock;"
+            ));
         }
         line("    valloc$clock = clock; valloc$rst = rst;".into());
         line("    salloc$clock = clock; salloc$rst = rst;".into());
@@ -697,19 +820,8 @@ impl<const W: usize> Router<W> {
         }
         line("always @(*) begin".into());
         for q in 0..p {
-            line(format!("    rany${q} = 1'b0; rsel${q} = {vb}'d0;"));
-            for pass in 0..2 {
-                for c in 0..v {
-                    let cond = rr_condition(pass, c, &format!("rptr${q}$q"));
-                    if cond == "1'b0" {
-                        continue;
-                    }
-                    line(format!(
-                        "    if (wait${} & {cond} & ~rany${q}) begin rany${q} = 1'b1; \
-                         rsel${q} = {vb}'d{c}; end",
-                        q * v + c
-                    ));
-                }
+            for t in round_robin_verilog(q, v, "wait", "rany", "rsel", "rptr") {
+                line(t);
             }
             line(format!("    dec${q}$node_id = node_id;"));
             line(format!("    dec${q}$in_data = fcu${}$out_data;", q * v));
@@ -777,7 +889,9 @@ impl<const W: usize> Router<W> {
         }
         line("end".into());
 
-        line("// Switch allocation: per input port one ready VC, per output port one input.".into());
+        line(
+            "// Switch allocation: per input port one ready VC, per output port one input.".into(),
+        );
         line("always @(*) begin".into());
         line("    cnz = 256'h0;".into());
         for o in 0..p {
@@ -797,19 +911,8 @@ impl<const W: usize> Router<W> {
         }
         line("always @(*) begin".into());
         for q in 0..p {
-            line(format!("    sany${q} = 1'b0; ssel${q} = {vb}'d0;"));
-            for pass in 0..2 {
-                for c in 0..v {
-                    let cond = rr_condition(pass, c, &format!("sptr${q}$q"));
-                    if cond == "1'b0" {
-                        continue;
-                    }
-                    line(format!(
-                        "    if (ready${} & {cond} & ~sany${q}) begin sany${q} = 1'b1; \
-                         ssel${q} = {vb}'d{c}; end",
-                        q * v + c
-                    ));
-                }
+            for t in round_robin_verilog(q, v, "ready", "sany", "ssel", "sptr") {
+                line(t);
             }
             let i0 = q * v;
             line(format!(
@@ -877,10 +980,7 @@ impl<const W: usize> Router<W> {
             if v == 1 {
                 format!("{vb}'d0")
             } else {
-                format!(
-                    "({r} >= {vb}'d{}) ? {vb}'d0 : {r} + {vb}'d1",
-                    v - 1
-                )
+                format!("({r} >= {vb}'d{}) ? {vb}'d0 : {r} + {vb}'d1", v - 1)
             }
         };
         for q in 0..p {
@@ -914,9 +1014,7 @@ impl<const W: usize> Router<W> {
                 let k = o * v + c;
                 let taken: Vec<String> = (0..p)
                     .map(|q| {
-                        format!(
-                            "(agot${q} & (aport${q} == {pb}'d{o}) & (avc${q} == {vb}'d{c}))"
-                        )
+                        format!("(agot${q} & (aport${q} == {pb}'d{o}) & (avc${q} == {vb}'d{c}))")
                     })
                     .collect();
                 let sent = format!("(xbar$out_valid${o} & (out_vc${o} == {vb}'d{c}))");
