@@ -368,6 +368,11 @@ impl BlockKind {
                  from the units' registers, so no bit depends on itself: Verilator \
                  sees a loop only at the granularity of whole always blocks",
             )],
+            BlockKind::RoutingArbiter => &[(
+                "UNUSEDSIGNAL",
+                "out_credits is read only under MAX-CREDIT and out_mux only under \
+                 MIN-MUX; the arbiter keeps both ports whatever its heuristic",
+            )],
             BlockKind::AddressDecoder => &[(
                 "UNUSEDSIGNAL",
                 "the decoder reads only the address fields of the head flit and of \

@@ -180,9 +180,6 @@ pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
             spec.dims, spec.topology
         )));
     }
-    if spec.nodes() > MAX_ROUTER_NODES {
-        return Err(unsupported(format!("a network of {} nodes", spec.nodes())));
-    }
     let field = spec.address_field_bits();
     if spec.dims * field > spec.flit_width {
         return Err(Error::InvalidSpec(format!(
@@ -196,6 +193,9 @@ pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
             spec.topology,
             spec.dims * field
         )));
+    }
+    if spec.nodes() > MAX_ROUTER_NODES {
+        return Err(unsupported(format!("a network of {} nodes", spec.nodes())));
     }
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
     let rel = Relation::new(spec.algorithm, net, spec.vcs)?;

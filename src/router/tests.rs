@@ -813,13 +813,13 @@ fn unsupported_configurations_are_refused_with_a_reason() {
     // validation of `SpecInput::resolve`): named, with the sizes.
     let wide = RouterSpec {
         dims: 4,
-        radix: 8,
+        radix: 9,
         ports: 9,
         ..base.clone()
     };
     let msg = supported(&wide).unwrap_err().to_string();
     assert!(
-        msg.contains("does not fit a 16-bit flit") && msg.contains("4 bits per dimension, 16"),
+        msg.contains("does not fit a 16-bit flit") && msg.contains("5 bits per dimension, 20"),
         "{msg}"
     );
     assert!(supported(&base).is_ok());
