@@ -59,7 +59,7 @@ fn check_common(r: &Value, key: &str) {
     // P * V input buffers of D flits of W bits.
     assert!(router_ff >= P * V * D * W, "router flip-flops {router_ff}");
     let blocks = r["blocks"].as_array().unwrap();
-    for b in ["fcu", "dec", "arb", "xbar", "vcc"] {
+    for b in ["fcu", "dec", "valloc", "xbar", "salloc", "credits"] {
         assert!(
             blocks.iter().any(|x| x["block"] == b),
             "block {b} missing: {r}"

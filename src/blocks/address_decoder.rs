@@ -1,44 +1,79 @@
-//! Address decoder: from the head flit's address, the candidate outputs the
-//! routing algorithm allows and, in parallel, every candidate's updated
-//! header.
+//! Address decoder: from the head flit's address, the output virtual
+//! channels the routing relation permits.
 //!
-//! Chien §3-4 (Figure 1): one address decoder per input reads the header,
-//! determines the outputs the routing relation permits and computes the
-//! header for each; Figure 2: constant delay; Figure 4: constant cost.
+//! Chien §3-4 (Figure 1): one address decoder per input reads the header
+//! and determines the outputs the routing relation permits; Figure 2:
+//! constant delay; Figure 4: constant cost. The updated header Chien's
+//! decoder also computes is [`HeaderUpdate`] here: a router that shares
+//! one decoder among an input port's virtual channels routes a head flit
+//! before it crosses the switch, so the update is applied where the output
+//! port is known (see `crate::router`).
 //!
-//! Header: dimension d's field is bits [4d, 4d + 4) of the W-bit head flit
-//! (so n <= W / 4):
-//! - relative addressing: a signed offset (-8 to 7) still to travel;
-//!   moving + along d decrements it, moving - increments it;
-//! - absolute addressing: the destination coordinate (0 to 15), compared
-//!   with the node-id register; the header is passed on unchanged.
+//! # Routing key
 //!
-//! Ports follow the mesh/torus convention P = 2n + 1: port 0 delivers to
-//! the local node, port 2d + 1 goes + along dimension d, port 2d + 2 goes -.
+//! The decoder first reduces the address to a routing key: per dimension d
+//! a 3-bit state code, key = sum_d code_d << 3d. The codes:
 //!
-//! The routing algorithm arrives as data: a table of 3^n candidate-output
-//! masks indexed by the sign vector of the remaining offsets, entry
-//! sum_d s_d 3^d with s_d = 0 (zero), 1 (+), 2 (-); bit o of a mask allows
-//! output o.
+//! | code | meaning |
+//! |---|---|
+//! | 0 | offset zero in d |
+//! | 1 | one minimal direction, + (on a hypercube: d differs, and with the node id known, the node's bit d is 0) |
+//! | 2 | +, and the torus wraparound link of d lies ahead |
+//! | 3 | one minimal direction, - (hypercube: the node's bit d is 1) |
+//! | 4 | -, and the wraparound link lies ahead |
+//! | 5 | both directions minimal (torus, even k, offset k/2); going + crosses the wraparound link |
+//! | 6 | both minimal; going - crosses it |
 //!
-//! Ports:
-//! - `cfg_we`, `cfg_node` (W bits): write the node-id register (absolute
-//!   addressing; fields as in the header); synchronous reset clears it;
-//! - `in_data` (W bits), `in_valid`, `in_head`: the incoming flit;
-//! - `cand$o`: output o is a candidate (only for a valid head flit);
-//! - `hdr$o` (W bits): the header to forward if output o is chosen.
+//! How the codes come from the header (fields of `field_bits` at
+//! [d F, d F + F)) and from `node_id` (the router's coordinates, fields of
+//! `coord_bits` at [d C, d C + C)):
+//! - mesh, relative: the sign of the offset (two's complement);
+//! - mesh, absolute: destination coordinate b against node coordinate a
+//!   (LAPSES §5.2.1: a comparator pair per dimension);
+//! - torus, relative: the source writes a minimal signed offset o
+//!   (|o| <= k/2; at a tie, |o| = k/2, either sign). The wraparound link is
+//!   ahead going + when a + o >= k, going - when a + o < 0; at a tie,
+//!   going + wraps when a >= k/2. Without the node id (`node_key` off)
+//!   codes 2, 4 and 6 never appear;
+//! - torus, absolute: f = (b - a) mod k; 2f < k is +, 2f > k is -,
+//!   2f = k a tie; the wraparound link is ahead going + when b < a, going
+//!   - when b > a (survey §8, the dateline rule of `Network::dateline_class`);
+//! - hypercube: bit d of the header is 1 while d differs (relative) or is
+//!   the destination's bit (absolute, compared with the node id); the
+//!   direction is the node's own bit d when the node id is used.
+//!
+//! A fixed table, compiled from the routing relation by the router
+//! (`crate::router::tables`), maps each key that occurs to a mask over the
+//! P V output virtual channels (bit o V + v: VC v of port o); keys not in
+//! the table permit nothing.
+//!
+//! Ports: `node_id` (W bits, read only where the key needs it),
+//! `in_data` (W bits), `in_valid`, `in_head`: the flit to decode;
+//! `cand$k`, k = o V + v: output VC k is permitted (only for a valid head
+//! flit).
+//!
+//! The model ([`Logic::update`]) and the Verilog ([`AddressDecoder::body`])
+//! are written from the same arithmetic, bit for bit (including for
+//! addresses no packet carries); the co-simulation holds them equal.
+
+use std::fmt::Write as _;
 
 use rust_hdl::prelude::*;
 
 use super::cosim::InputSignal;
 use super::{signals, HwBlock};
-use crate::spec::Addressing;
+use crate::spec::{bits_for, Addressing, Topology};
 
-/// Bits of one dimension's address field.
+/// Bits of one dimension's address field of the block-level decoder that
+/// `routergen block address-decoder` emits (a mesh of radix 8).
 pub const FIELD_BITS: usize = 4;
 
-/// Largest number of dimensions (3^4 = 81 table entries).
+/// Largest number of dimensions of the block-level decoder and the
+/// economical-storage table (3^4 = 81 table entries).
 pub const MAX_DIMS: usize = 4;
+
+/// Bits of one dimension's state code in the routing key.
+pub const CODE_BITS: usize = 3;
 
 /// The sign of one dimension's remaining offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +110,7 @@ pub fn signs_of(mut e: usize, n: usize) -> Vec<Sign> {
         .collect()
 }
 
-/// Dimension-order routing as a table (the default the CLI emits): the
+/// Dimension-order routing as a sign-vector table (3^n port masks): the
 /// lowest dimension with a nonzero offset, in its direction; local when
 /// every offset is zero.
 pub fn dimension_order_table(n: usize) -> Vec<u32> {
@@ -91,196 +126,590 @@ pub fn dimension_order_table(n: usize) -> Vec<u32> {
         .collect()
 }
 
+/// `value` masked to `bits` bits.
+fn low(value: u64, bits: usize) -> u64 {
+    if bits >= 64 {
+        value
+    } else {
+        value & ((1u64 << bits) - 1)
+    }
+}
+
+/// The shape of a decoder: how it reads the address and node id, and how
+/// many output VCs its table covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecoderShape {
+    pub topology: Topology,
+    pub dims: usize,
+    pub radix: u32,
+    pub addressing: Addressing,
+    /// Bits of one dimension's address field in the head flit.
+    pub field_bits: usize,
+    /// Bits of one dimension's coordinate in `node_id`.
+    pub coord_bits: usize,
+    /// Whether the key uses the node id (always with absolute addressing).
+    pub node_key: bool,
+    /// Physical ports P and VCs V: the table covers P V output VCs.
+    pub ports: usize,
+    pub vcs: usize,
+}
+
+/// Width of the intermediate sum a + o of the torus wraparound test.
+const SUM_BITS: usize = 12;
+
+impl DecoderShape {
+    /// The shape for a k-ary n-dimensional `topology` with the address
+    /// fields of docs/interface.md: relative offsets of 1 + log2(k)
+    /// bits on a mesh, 1 + log2(k/2 + 1) on a torus, absolute coordinates
+    /// of log2(k) bits, one bit on a hypercube.
+    pub fn new(
+        topology: Topology,
+        dims: usize,
+        radix: u32,
+        addressing: Addressing,
+        vcs: usize,
+        node_key: bool,
+    ) -> Self {
+        let coord_bits = match topology {
+            Topology::Hypercube => 1,
+            _ => bits_for(radix - 1) as usize,
+        };
+        let field_bits = match (topology, addressing) {
+            (Topology::Hypercube, _) => 1,
+            (Topology::Mesh, Addressing::Relative) => 1 + bits_for(radix - 1) as usize,
+            (Topology::Torus, Addressing::Relative) => 1 + bits_for(radix / 2) as usize,
+            (_, Addressing::Absolute) => coord_bits,
+        };
+        let ports = match topology {
+            Topology::Hypercube => dims + 1,
+            _ => 2 * dims + 1,
+        };
+        DecoderShape {
+            topology,
+            dims,
+            radix,
+            addressing,
+            field_bits,
+            coord_bits,
+            node_key: node_key || addressing == Addressing::Absolute,
+            ports,
+            vcs,
+        }
+    }
+
+    /// Output virtual channels P V.
+    pub fn outputs(&self) -> usize {
+        self.ports * self.vcs
+    }
+
+    /// Bits of the routing key.
+    pub fn key_bits(&self) -> usize {
+        CODE_BITS * self.dims
+    }
+
+    /// Dimension `d`'s address field of `data`.
+    pub fn field(&self, data: u64, d: usize) -> u64 {
+        low(data >> (self.field_bits * d), self.field_bits)
+    }
+
+    /// Dimension `d`'s coordinate in `node`.
+    pub fn coord(&self, node: u64, d: usize) -> u64 {
+        low(node >> (self.coord_bits * d), self.coord_bits)
+    }
+
+    /// The state code of dimension `d` (module documentation), as the
+    /// Verilog of `code_verilog` computes it.
+    pub fn code(&self, data: u64, node: u64, d: usize) -> u64 {
+        let f = self.field_bits;
+        let h = self.field(data, d);
+        let a = self.coord(node, d);
+        let k = u64::from(self.radix);
+        let neg = (h >> (f - 1)) & 1 == 1;
+        match (self.topology, self.addressing) {
+            (Topology::Mesh, Addressing::Relative) => match (h == 0, neg) {
+                (true, _) => 0,
+                (false, true) => 3,
+                (false, false) => 1,
+            },
+            (Topology::Mesh, Addressing::Absolute) => {
+                if h == a {
+                    0
+                } else if h > a {
+                    1
+                } else {
+                    3
+                }
+            }
+            (Topology::Hypercube, _) => {
+                let differs = if self.addressing == Addressing::Absolute {
+                    (h ^ a) & 1 == 1
+                } else {
+                    h & 1 == 1
+                };
+                match (differs, self.node_key && a & 1 == 1) {
+                    (false, _) => 0,
+                    (true, false) => 1,
+                    (true, true) => 3,
+                }
+            }
+            (Topology::Torus, Addressing::Relative) => {
+                let half = k / 2;
+                let tie = k % 2 == 0 && (h == half || h == low(half.wrapping_neg(), f));
+                // a + o, sign-extended to SUM_BITS bits.
+                let ext = if neg {
+                    h | (low(u64::MAX, SUM_BITS) & !low(u64::MAX, f))
+                } else {
+                    h
+                };
+                let sum = low(ext + a, SUM_BITS);
+                let sum_neg = (sum >> (SUM_BITS - 1)) & 1 == 1;
+                let wrap_plus = self.node_key && !sum_neg && sum >= k;
+                let wrap_minus = self.node_key && sum_neg;
+                if h == 0 {
+                    0
+                } else if tie {
+                    if self.node_key && a < half {
+                        6
+                    } else {
+                        5
+                    }
+                } else if neg {
+                    if wrap_minus {
+                        4
+                    } else {
+                        3
+                    }
+                } else if wrap_plus {
+                    2
+                } else {
+                    1
+                }
+            }
+            (Topology::Torus, Addressing::Absolute) => {
+                let c1 = self.coord_bits + 1;
+                let fwd = if h >= a {
+                    low(h.wrapping_sub(a), c1)
+                } else {
+                    low(h.wrapping_add(k).wrapping_sub(a), c1)
+                };
+                let twice = fwd << 1;
+                let wrap_plus = h < a;
+                let wrap_minus = h > a;
+                if h == a {
+                    0
+                } else if twice == k {
+                    if wrap_plus {
+                        5
+                    } else {
+                        6
+                    }
+                } else if twice < k {
+                    if wrap_plus {
+                        2
+                    } else {
+                        1
+                    }
+                } else if wrap_minus {
+                    4
+                } else {
+                    3
+                }
+            }
+        }
+    }
+
+    /// The routing key of a head flit `data` at node `node`.
+    pub fn key(&self, data: u64, node: u64) -> u32 {
+        (0..self.dims).fold(0, |key, d| {
+            key | (self.code(data, node, d) as u32) << (CODE_BITS * d)
+        })
+    }
+
+    /// Verilog (inside a module with `in_data` and `node_id` of `w` bits)
+    /// declaring `code$d`, dimension `d`'s state code.
+    fn code_verilog(&self, w: usize, d: usize) -> String {
+        let f = self.field_bits;
+        let c = self.coord_bits;
+        let k = self.radix as u64;
+        let mut s = String::new();
+        let lo = f * d;
+        let _ = writeln!(
+            s,
+            "    wire [{}:0] h${d} = in_data[{}:{lo}];",
+            f - 1,
+            lo + f - 1
+        );
+        let uses_node = self.node_key;
+        if uses_node {
+            let clo = c * d;
+            let _ = writeln!(
+                s,
+                "    wire [{}:0] a${d} = node_id[{}:{clo}];",
+                c - 1,
+                clo + c - 1
+            );
+        }
+        let _ = w;
+        let code = match (self.topology, self.addressing) {
+            (Topology::Mesh, Addressing::Relative) => format!(
+                "(h${d} == {f}'d0) ? 3'd0 : (h${d}[{}] ? 3'd3 : 3'd1)",
+                f - 1
+            ),
+            (Topology::Mesh, Addressing::Absolute) => {
+                format!("(h${d} == a${d}) ? 3'd0 : ((h${d} > a${d}) ? 3'd1 : 3'd3)")
+            }
+            (Topology::Hypercube, addressing) => {
+                let differs = if addressing == Addressing::Absolute {
+                    format!("(h${d} ^ a${d})")
+                } else {
+                    format!("h${d}")
+                };
+                if uses_node {
+                    format!("{differs} == 1'b0 ? 3'd0 : (a${d} ? 3'd3 : 3'd1)")
+                } else {
+                    format!("{differs} == 1'b0 ? 3'd0 : 3'd1")
+                }
+            }
+            (Topology::Torus, Addressing::Relative) => {
+                let half = k / 2;
+                let tie = if k % 2 == 0 {
+                    let neg_half = low(half.wrapping_neg(), f);
+                    format!("((h${d} == {f}'d{half}) | (h${d} == {f}'d{neg_half}))")
+                } else {
+                    "1'b0".to_string()
+                };
+                let (tie_code, minus, plus) = if uses_node {
+                    let ext = SUM_BITS - f;
+                    let _ = writeln!(
+                        s,
+                        "    wire [{}:0] s${d} = {{{{{ext}{{h${d}[{}]}}}}, h${d}}} + {{{}'d0, a${d}}};",
+                        SUM_BITS - 1,
+                        f - 1,
+                        SUM_BITS - c
+                    );
+                    (
+                        format!("((a${d} < {c}'d{half}) ? 3'd6 : 3'd5)"),
+                        format!("(s${d}[{}] ? 3'd4 : 3'd3)", SUM_BITS - 1),
+                        format!(
+                            "((~s${d}[{}] & (s${d} >= {SUM_BITS}'d{k})) ? 3'd2 : 3'd1)",
+                            SUM_BITS - 1
+                        ),
+                    )
+                } else {
+                    ("3'd5".into(), "3'd3".into(), "3'd1".into())
+                };
+                format!(
+                    "(h${d} == {f}'d0) ? 3'd0 : ({tie} ? {tie_code} : (h${d}[{}] ? {minus} : {plus}))",
+                    f - 1
+                )
+            }
+            (Topology::Torus, Addressing::Absolute) => {
+                let c1 = c + 1;
+                let _ = writeln!(
+                    s,
+                    "    wire [{c}:0] f${d} = (h${d} >= a${d}) ? ({{1'b0, h${d}}} - {{1'b0, a${d}}}) \
+                     : ({{1'b0, h${d}}} + {c1}'d{k} - {{1'b0, a${d}}});"
+                );
+                let t = c + 2;
+                let _ = writeln!(s, "    wire [{}:0] t${d} = {{f${d}, 1'b0}};", t - 1);
+                format!(
+                    "(h${d} == a${d}) ? 3'd0 : ((t${d} == {t}'d{k}) ? ((h${d} < a${d}) ? 3'd5 : 3'd6) \
+                     : ((t${d} < {t}'d{k}) ? ((h${d} < a${d}) ? 3'd2 : 3'd1) \
+                     : ((h${d} > a${d}) ? 3'd4 : 3'd3)))"
+                )
+            }
+        };
+        let _ = writeln!(s, "    wire [2:0] code${d} = {code};");
+        s
+    }
+}
+
+/// One table row: a routing key and the output VCs it permits (bit k of
+/// the words, k = o V + v).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub key: u32,
+    pub mask: Vec<u64>,
+}
+
+impl Row {
+    pub fn permits(&self, k: usize) -> bool {
+        self.mask
+            .get(k / 64)
+            .is_some_and(|w| (w >> (k % 64)) & 1 == 1)
+    }
+}
+
+/// `mask` (bit k of the words) as a Verilog literal of `bits` bits.
+fn hex_literal(bits: usize, mask: &[u64]) -> String {
+    let mut digits = String::new();
+    for (i, w) in mask.iter().enumerate().rev() {
+        if digits.is_empty() {
+            if *w != 0 || i == 0 {
+                let _ = write!(digits, "{w:x}");
+            }
+        } else {
+            let _ = write!(digits, "{w:016x}");
+        }
+    }
+    format!("{bits}'h{digits}")
+}
+
 #[derive(LogicBlock)]
 pub struct AddressDecoder<const W: usize> {
-    pub clock: Signal<In, Clock>,
-    pub rst: Signal<In, Bit>,
-    pub cfg_we: Signal<In, Bit>,
-    pub cfg_node: Signal<In, Bits<W>>,
+    pub node_id: Signal<In, Bits<W>>,
     pub in_data: Signal<In, Bits<W>>,
     pub in_valid: Signal<In, Bit>,
     pub in_head: Signal<In, Bit>,
     pub cand: Vec<Signal<Out, Bit>>,
-    pub hdr: Vec<Signal<Out, Bits<W>>>,
-    node: DFF<Bits<W>>,
-    neg: Vec<Signal<Local, Bit>>,
-    pos: Vec<Signal<Local, Bit>>,
-    hit: Vec<Signal<Local, Bit>>,
-    /// Per dimension: the field mask, its sign bit and its unit (1 << 4d).
-    mask: Vec<Constant<Bits<W>>>,
-    sign_bit: Vec<Constant<Bits<W>>>,
-    unit: Vec<Constant<Bits<W>>>,
-    /// Per entry and dimension: the entry's expected sign.
-    e_neg: Vec<Constant<Bit>>,
-    e_pos: Vec<Constant<Bit>>,
-    /// Per entry and output: the routing table.
-    table: Vec<Constant<Bit>>,
-    absolute: Constant<Bit>,
-    zero: Constant<Bits<W>>,
-    _n: usize,
-    _n1: usize,
-    _p: usize,
-    _p1: usize,
-    _e: usize,
+    _shape: DecoderShape,
+    /// Rows sorted by key.
+    _rows: Vec<Row>,
 }
 
 impl<const W: usize> AddressDecoder<W> {
-    /// A decoder for `dims` dimensions (1 to min(4, W / 4)) with the given
-    /// addressing and routing `table` (3^n masks over 2n + 1 outputs;
-    /// missing entries allow nothing).
-    pub fn new(dims: usize, addressing: Addressing, table: &[u32]) -> Self {
-        Self::with_field_bits(dims, FIELD_BITS, addressing, table)
-    }
-
-    /// As [`AddressDecoder::new`] with `field` bits per dimension's address
-    /// field (2 to 8; fields at bits [d * field, d * field + field)), as a
-    /// router's head flit lays them out (docs/interface.md).
-    pub fn with_field_bits(
-        dims: usize,
-        field: usize,
-        addressing: Addressing,
-        table: &[u32],
-    ) -> Self {
-        let field = field.clamp(2, 8);
-        let n = dims.clamp(1, MAX_DIMS.min(W / field));
-        let p = 2 * n + 1;
-        let entries = 3usize.pow(n as u32);
-        let word = |v: u64| Constant::new(Bits::<W>::from(v));
-        let field_mask = (1u64 << field) - 1;
-        let mut e_neg = Vec::new();
-        let mut e_pos = Vec::new();
-        let mut tab = Vec::new();
-        for e in 0..entries {
-            for s in signs_of(e, n) {
-                e_neg.push(Constant::new(s == Sign::Minus));
-                e_pos.push(Constant::new(s == Sign::Plus));
-            }
-            let m = table.get(e).copied().unwrap_or(0);
-            for o in 0..p {
-                tab.push(Constant::new((m >> o) & 1 == 1));
-            }
-        }
+    /// A decoder of `shape` holding `rows` (each key once; masks over
+    /// `shape.outputs()` bits). The address fields must fit W:
+    /// `shape.dims * shape.field_bits <= W`.
+    pub fn new(shape: DecoderShape, rows: &[Row]) -> Self {
+        let mut rows = rows.to_vec();
+        rows.sort_by_key(|r| r.key);
+        rows.dedup_by_key(|r| r.key);
         AddressDecoder {
-            clock: Signal::default(),
-            rst: Signal::default(),
-            cfg_we: Signal::default(),
-            cfg_node: Signal::default(),
+            node_id: Signal::default(),
             in_data: Signal::default(),
             in_valid: Signal::default(),
             in_head: Signal::default(),
-            cand: signals(p),
-            hdr: signals(p),
-            node: DFF::default(),
-            neg: signals(n),
-            pos: signals(n),
-            hit: signals(entries),
-            mask: (0..n).map(|d| word(field_mask << (field * d))).collect(),
-            sign_bit: (0..n).map(|d| word(1 << (field * d + field - 1))).collect(),
-            unit: (0..n).map(|d| word(1 << (field * d))).collect(),
-            e_neg,
-            e_pos,
-            table: tab,
-            absolute: Constant::new(addressing == Addressing::Absolute),
-            zero: word(0),
-            _n: n,
-            _n1: n + 1,
-            _p: p,
-            _p1: p + 1,
-            _e: entries,
+            cand: signals(shape.outputs()),
+            _shape: shape,
+            _rows: rows,
         }
     }
 
-    pub fn dims(&self) -> usize {
-        self._n
+    /// The block-level decoder `routergen block address-decoder` emits:
+    /// dimension-order routing on an 8-ary n-dimensional mesh, one VC
+    /// (table from [`dimension_order_table`]).
+    pub fn dimension_order(dims: usize, addressing: Addressing) -> Self {
+        let n = dims.clamp(1, MAX_DIMS);
+        let shape = DecoderShape::new(Topology::Mesh, n, 8, addressing, 1, false);
+        let rows = dimension_order_table(n)
+            .into_iter()
+            .enumerate()
+            .map(|(e, mask)| {
+                let key = signs_of(e, n).iter().enumerate().fold(0u32, |key, (d, s)| {
+                    let code = match s {
+                        Sign::Zero => 0,
+                        Sign::Plus => 1,
+                        Sign::Minus => 3,
+                    };
+                    key | code << (CODE_BITS * d)
+                });
+                Row {
+                    key,
+                    mask: vec![u64::from(mask)],
+                }
+            })
+            .collect::<Vec<_>>();
+        Self::new(shape, &rows)
+    }
+
+    pub fn shape(&self) -> &DecoderShape {
+        &self._shape
+    }
+
+    pub fn rows(&self) -> &[Row] {
+        &self._rows
+    }
+
+    /// The row of `key`, if the table has one.
+    pub fn row(&self, key: u32) -> Option<&Row> {
+        self._rows
+            .binary_search_by_key(&key, |r| r.key)
+            .ok()
+            .map(|i| &self._rows[i])
+    }
+
+    /// The module body: state codes, the table as a case statement, the
+    /// candidates.
+    pub fn body(&self) -> String {
+        let shape = &self._shape;
+        let n = shape.dims;
+        let pv = shape.outputs();
+        let kb = shape.key_bits();
+        let mut s = String::new();
+        for d in 0..n {
+            s.push_str(&shape.code_verilog(W, d));
+        }
+        let codes: Vec<String> = (0..n).rev().map(|d| format!("code${d}")).collect();
+        let _ = writeln!(s, "    wire [{}:0] key = {{{}}};", kb - 1, codes.join(", "));
+        let _ = writeln!(s, "    reg [{}:0] mask;", pv - 1);
+        let _ = writeln!(s, "    always @(*) begin");
+        let _ = writeln!(s, "        case (key)");
+        for r in &self._rows {
+            let _ = writeln!(
+                s,
+                "            {kb}'h{:x}: mask = {};",
+                r.key,
+                hex_literal(pv, &r.mask)
+            );
+        }
+        let _ = writeln!(s, "            default: mask = {pv}'h0;");
+        let _ = writeln!(s, "        endcase");
+        for k in 0..pv {
+            let _ = writeln!(s, "        cand${k} = in_valid & in_head & mask[{k}];");
+        }
+        let _ = writeln!(s, "    end");
+        s
     }
 }
 
 impl<const W: usize> Logic for AddressDecoder<W> {
-    #[hdl_gen]
     fn update(&mut self) {
-        self.node.clock.next = self.clock.val();
-        self.node.d.next = self.node.q.val();
-        if self.cfg_we.val() {
-            self.node.d.next = self.cfg_node.val();
+        let data = self.in_data.val().to_u64();
+        let node = self.node_id.val().to_u64();
+        let go = self.in_valid.val() && self.in_head.val();
+        let key = self._shape.key(data, node);
+        let row = self.row(key).map(|r| r.mask.clone());
+        for (k, c) in self.cand.iter_mut().enumerate() {
+            c.next = go
+                && row
+                    .as_ref()
+                    .is_some_and(|m| m.get(k / 64).is_some_and(|w| (w >> (k % 64)) & 1 == 1));
         }
-        if self.rst.val() {
-            self.node.d.next = self.zero.val();
+    }
+
+    fn connect(&mut self) {
+        for c in self.cand.iter_mut() {
+            c.connect();
         }
-        // Sign vector: relative offsets' signs, or destination against the
-        // node id, one comparator pair per dimension (LAPSES §5.2).
-        for d in 0..self._n {
-            if self.absolute.val() {
-                self.neg[d].next = (self.in_data.val() & self.mask[d].val())
-                    < (self.node.q.val() & self.mask[d].val());
-                self.pos[d].next = (self.in_data.val() & self.mask[d].val())
-                    > (self.node.q.val() & self.mask[d].val());
-            } else {
-                self.neg[d].next = (self.in_data.val() & self.sign_bit[d].val()) != self.zero.val();
-                self.pos[d].next = !self.neg[d].val()
-                    & ((self.in_data.val() & self.mask[d].val()) != self.zero.val());
-            }
-        }
-        // Table lookup: which entry matches, then its output mask.
-        for nw in self._n..self._n1 {
-            for e in 0..self._e {
-                self.hit[e].next = true;
-                for d in 0..self._n {
-                    if (self.neg[d].val() != self.e_neg[e * nw + d].val())
-                        | (self.pos[d].val() != self.e_pos[e * nw + d].val())
-                    {
-                        self.hit[e].next = false;
-                    }
-                }
-            }
-        }
-        for pw in self._p..self._p1 {
-            for o in 0..self._p {
-                self.cand[o].next = false;
-                for e in 0..self._e {
-                    if self.hit[e].val()
-                        & self.table[e * pw + o].val()
-                        & self.in_valid.val()
-                        & self.in_head.val()
-                    {
-                        self.cand[o].next = true;
-                    }
-                }
-            }
-        }
-        // Updated headers, all computed in parallel (Chien §3).
-        self.hdr[0].next = self.in_data.val();
-        for d in 0..self._n {
-            if self.absolute.val() {
-                self.hdr[2 * d + 1].next = self.in_data.val();
-                self.hdr[2 * d + 2].next = self.in_data.val();
-            } else {
-                self.hdr[2 * d + 1].next = (self.in_data.val() & !self.mask[d].val())
-                    | ((self.in_data.val() - self.unit[d].val()) & self.mask[d].val());
-                self.hdr[2 * d + 2].next = (self.in_data.val() & !self.mask[d].val())
-                    | ((self.in_data.val() + self.unit[d].val()) & self.mask[d].val());
-            }
-        }
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(self.body())
     }
 }
 
 impl<const W: usize> HwBlock for AddressDecoder<W> {
     fn clock_mut(&mut self) -> Option<&mut Signal<In, Clock>> {
-        Some(&mut self.clock)
+        None
     }
     fn visit_inputs(&mut self, f: &mut dyn FnMut(&mut dyn InputSignal)) {
-        f(&mut self.rst);
-        f(&mut self.cfg_we);
-        f(&mut self.cfg_node);
+        f(&mut self.node_id);
         f(&mut self.in_data);
         f(&mut self.in_valid);
         f(&mut self.in_head);
     }
     fn bias(&self, name: &str) -> Option<f64> {
         match name {
-            "cfg_we" => Some(0.05),
             "in_valid" | "in_head" => Some(0.8),
             _ => None,
         }
+    }
+}
+
+/// The header update of one output port (Chien §3: the decoder computes
+/// the updated header; docs/interface.md gives the rule): relative
+/// addressing moves dimension d's offset one step toward zero when the
+/// flit leaves on a link of d (a hypercube clears bit d); on a torus an
+/// offset of exactly k/2 that leaves the other way round becomes the
+/// remaining minimal offset, k/2 - 1 of the opposite sign. Absolute
+/// addressing and the local port leave the header unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeaderUpdate {
+    /// Dimension and direction (+1 or -1) of the port; `None` for the
+    /// local port or absolute addressing.
+    step: Option<(usize, i8)>,
+    field_bits: usize,
+    topology: Topology,
+    radix: u32,
+}
+
+impl HeaderUpdate {
+    /// The update of interface port `port` of a decoder of `shape`.
+    pub fn new(shape: &DecoderShape, port: usize) -> Self {
+        let step = if port == 0 || shape.addressing == Addressing::Absolute {
+            None
+        } else if shape.topology == Topology::Hypercube {
+            Some((port - 1, 1))
+        } else {
+            Some(((port - 1) / 2, if port % 2 == 1 { 1 } else { -1 }))
+        };
+        HeaderUpdate {
+            step,
+            field_bits: shape.field_bits,
+            topology: shape.topology,
+            radix: shape.radix,
+        }
+    }
+
+    /// The field a flit leaving by this port carries, from the field `h`
+    /// it arrived with (both `field_bits` wide).
+    fn new_field(&self, h: u64, dir: i8) -> u64 {
+        let f = self.field_bits;
+        let k = u64::from(self.radix);
+        match self.topology {
+            Topology::Hypercube => 0,
+            Topology::Torus if k % 2 == 0 && dir > 0 && h == low((k / 2).wrapping_neg(), f) => {
+                k / 2 - 1
+            }
+            Topology::Torus if k % 2 == 0 && dir < 0 && h == k / 2 => {
+                low(1u64.wrapping_sub(k / 2), f)
+            }
+            _ if dir > 0 => low(h.wrapping_sub(1), f),
+            _ => low(h + 1, f),
+        }
+    }
+
+    /// The head flit `data` (W bits) as it leaves by this port.
+    pub fn apply(&self, data: u64, w: usize) -> u64 {
+        let Some((d, dir)) = self.step else {
+            return data;
+        };
+        let f = self.field_bits;
+        let at = f * d;
+        let h = low(data >> at, f);
+        let mask = low(u64::MAX, f) << at;
+        low((data & !mask) | (self.new_field(h, dir) << at), w)
+    }
+
+    /// Verilog expression for [`Self::apply`] on the W-bit expression `x`.
+    pub fn verilog(&self, x: &str, w: usize) -> String {
+        let Some((d, dir)) = self.step else {
+            return x.to_string();
+        };
+        let f = self.field_bits;
+        let k = u64::from(self.radix);
+        let at = f * d;
+        let h = format!("{x}[{}:{at}]", at + f - 1);
+        let moved = match self.topology {
+            Topology::Hypercube => "1'b0".to_string(),
+            _ => {
+                let plain = if dir > 0 {
+                    format!("({h} - {f}'d1)")
+                } else {
+                    format!("({h} + {f}'d1)")
+                };
+                if self.topology == Topology::Torus && k % 2 == 0 {
+                    let (tie, to) = if dir > 0 {
+                        (low((k / 2).wrapping_neg(), f), k / 2 - 1)
+                    } else {
+                        (k / 2, low(1u64.wrapping_sub(k / 2), f))
+                    };
+                    format!("(({h} == {f}'d{tie}) ? {f}'d{to} : {plain})")
+                } else {
+                    plain
+                }
+            }
+        };
+        let mut parts = Vec::new();
+        if at + f < w {
+            parts.push(format!("{x}[{}:{}]", w - 1, at + f));
+        }
+        parts.push(moved);
+        if at > 0 {
+            parts.push(format!("{x}[{}:0]", at - 1));
+        }
+        format!("{{{}}}", parts.join(", "))
     }
 }
 
@@ -291,160 +720,178 @@ mod tests {
     use crate::blocks::tool_checks::all_checks;
     use crate::blocks::{prepare, BlockKind, BlockParams};
 
-    /// Minimal adaptive routing, written independently of the block: every
-    /// productive direction (+ on dimension d is output 2d + 1, - is
-    /// 2d + 2); the local port when there is none. Indexed like the block's
-    /// table: entry sum_d s_d 3^d, s = 0 zero, 1 plus, 2 minus.
-    fn minimal_adaptive(n: usize) -> Vec<u32> {
-        let mut t = Vec::new();
-        for e in 0..3u32.pow(n as u32) {
-            let mut m = 0;
-            let mut rest = e;
-            for d in 0..n {
-                match rest % 3 {
-                    1 => m |= 1 << (2 * d + 1),
-                    2 => m |= 1 << (2 * d + 2),
-                    _ => {}
+    /// Per dimension, written from the module documentation with plain
+    /// integers: (plus minimal, minus minimal, plus wraps, minus wraps).
+    fn reference_code(topology: Topology, k: i64, a: i64, b: i64) -> u64 {
+        match topology {
+            Topology::Mesh => match b.cmp(&a) {
+                std::cmp::Ordering::Equal => 0,
+                std::cmp::Ordering::Greater => 1,
+                std::cmp::Ordering::Less => 3,
+            },
+            Topology::Hypercube => match (a == b, a) {
+                (true, _) => 0,
+                (false, 0) => 1,
+                _ => 3,
+            },
+            Topology::Torus => {
+                if a == b {
+                    return 0;
                 }
-                rest /= 3;
-            }
-            t.push(if m == 0 { 1 } else { m });
-        }
-        t
-    }
-
-    /// Reference decoder: returns cand (P) then hdr (P), as the ports are
-    /// declared, for the inputs of one cycle; `node` is the node register.
-    #[allow(clippy::too_many_arguments)]
-    fn reference(
-        n: usize,
-        absolute: bool,
-        table: &[u32],
-        node: u64,
-        data: u64,
-        valid: bool,
-        head: bool,
-        w: usize,
-    ) -> Vec<u64> {
-        let p = 2 * n + 1;
-        let field = |x: u64, d: usize| (x >> (4 * d)) & 0xf;
-        let mut e = 0;
-        for d in (0..n).rev() {
-            let f = field(data, d);
-            let s = if absolute {
-                let me = field(node, d);
-                if f > me {
-                    1
-                } else if f < me {
-                    2
-                } else {
-                    0
-                }
-            } else {
-                let signed = if f >= 8 { f as i64 - 16 } else { f as i64 };
-                if signed > 0 {
-                    1
-                } else if signed < 0 {
-                    2
-                } else {
-                    0
-                }
-            };
-            e = e * 3 + s;
-        }
-        let mask = table[e as usize];
-        let cand: Vec<u64> = (0..p)
-            .map(|o| u64::from(valid && head && (mask >> o) & 1 == 1))
-            .collect();
-        let wmask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
-        let mut hdr = vec![data; p];
-        if !absolute {
-            for d in 0..n {
-                let f = field(data, d);
-                let clear = data & !(0xf << (4 * d));
-                hdr[2 * d + 1] = (clear | (((f + 15) & 0xf) << (4 * d))) & wmask;
-                hdr[2 * d + 2] = (clear | (((f + 1) & 0xf) << (4 * d))) & wmask;
-            }
-        }
-        [cand, hdr].concat()
-    }
-
-    fn check_random(n: usize, absolute: bool, table: &[u32], seed: u64) {
-        let addressing = if absolute {
-            Addressing::Absolute
-        } else {
-            Addressing::Relative
-        };
-        let mut x = AddressDecoder::<16>::new(n, addressing, table);
-        prepare(&mut x);
-        let stim = random_stimulus(&x, "clock", 2000, seed);
-        let got = run_model(&mut x, &stim);
-        let mut node = 0;
-        let mut seen = std::collections::BTreeSet::new();
-        for (c, r) in stim.iter().enumerate() {
-            // rst, cfg_we, cfg_node, in_data, in_valid, in_head
-            let want = reference(n, absolute, table, node, r[3], r[4] == 1, r[5] == 1, 16);
-            assert_eq!(got[c], want, "n={n} absolute={absolute} cycle {c}");
-            seen.insert(want[..2 * n + 1].to_vec());
-            if r[1] == 1 {
-                node = r[2];
-            }
-            if r[0] == 1 {
-                node = 0;
-            }
-        }
-        // Every direction of the first dimension, and more.
-        assert!(
-            seen.len() > 3,
-            "the stimulus should reach many candidate sets: {seen:?}"
-        );
-    }
-
-    #[test]
-    fn dimension_order_and_adaptive_tables_with_both_addressings() {
-        for n in [1, 2, 3] {
-            // Dimension order, written here: the lowest nonzero dimension.
-            let mut xy = Vec::new();
-            for e in 0..3u32.pow(n as u32) {
-                let mut out = 1;
-                let mut rest = e;
-                for d in 0..n {
-                    if rest % 3 != 0 {
-                        out = 1 << (2 * d + if rest % 3 == 1 { 1 } else { 2 });
-                        break;
+                let fwd = (b - a).rem_euclid(k);
+                let back = k - fwd;
+                let (wp, wm) = (b < a, b > a);
+                if fwd == back {
+                    if wp {
+                        5
+                    } else {
+                        6
                     }
-                    rest /= 3;
+                } else if fwd < back {
+                    if wp {
+                        2
+                    } else {
+                        1
+                    }
+                } else if wm {
+                    4
+                } else {
+                    3
                 }
-                xy.push(out);
             }
-            assert_eq!(dimension_order_table(n), xy, "the CLI's default table");
-            for absolute in [false, true] {
-                check_random(n, absolute, &xy, n as u64);
-                check_random(n, absolute, &minimal_adaptive(n), 10 + n as u64);
+        }
+    }
+
+    /// Every coordinate pair of one dimension, through the model's key,
+    /// against the reference: relative headers hold the minimal offset
+    /// (both signs at a tie), absolute ones the coordinate.
+    #[test]
+    fn codes_follow_the_documented_rules_for_every_coordinate_pair() {
+        for (topology, k) in [
+            (Topology::Mesh, 4),
+            (Topology::Mesh, 5),
+            (Topology::Torus, 3),
+            (Topology::Torus, 4),
+            (Topology::Torus, 5),
+            (Topology::Torus, 8),
+            (Topology::Hypercube, 2),
+        ] {
+            for addressing in [Addressing::Relative, Addressing::Absolute] {
+                let shape = DecoderShape::new(topology, 2, k, addressing, 1, true);
+                let f = shape.field_bits;
+                let c = shape.coord_bits;
+                for a in 0..k as i64 {
+                    for b in 0..k as i64 {
+                        let offsets: Vec<i64> = match (topology, addressing) {
+                            (_, Addressing::Absolute) => vec![b],
+                            (Topology::Hypercube, _) => vec![i64::from(a != b)],
+                            (Topology::Mesh, _) => vec![b - a],
+                            (Topology::Torus, _) => {
+                                let fwd = (b - a).rem_euclid(k as i64);
+                                let back = k as i64 - fwd;
+                                if fwd == back {
+                                    vec![fwd, -back]
+                                } else if fwd < back {
+                                    vec![fwd]
+                                } else {
+                                    vec![-back]
+                                }
+                            }
+                        };
+                        for o in offsets {
+                            // Dimension 1 carries the pair, dimension 0 zero.
+                            let data = low(o as u64, f) << f
+                                | if addressing == Addressing::Absolute {
+                                    3 % k as u64
+                                } else {
+                                    0
+                                };
+                            let node = ((a as u64) << c) | (3 % k as u64);
+                            let want = reference_code(topology, k as i64, a, b);
+                            assert_eq!(
+                                shape.code(data, node, 1),
+                                want,
+                                "{topology} {addressing} k={k} a={a} b={b} o={o}"
+                            );
+                            assert_eq!(shape.code(data, node, 0), 0);
+                        }
+                    }
+                }
             }
         }
     }
 
     #[test]
-    fn offsets_at_the_edges_of_the_field() {
-        let mut x = AddressDecoder::<8>::new(2, Addressing::Relative, &dimension_order_table(2));
+    fn without_the_node_id_a_hypercube_reports_difference_only() {
+        let shape = DecoderShape::new(Topology::Hypercube, 3, 2, Addressing::Relative, 1, false);
+        assert_eq!(shape.key(0b101, 0b111), 1 | 1 << 6);
+        let with = DecoderShape::new(Topology::Hypercube, 3, 2, Addressing::Relative, 1, true);
+        assert_eq!(with.key(0b101, 0b100), 1 | 3 << 6);
+    }
+
+    /// The header rule of docs/interface.md, written with integers.
+    #[test]
+    fn header_updates_move_one_step_toward_the_destination() {
+        let w = 16;
+        // Torus k = 4, relative: fields of 3 bits.
+        let t = DecoderShape::new(Topology::Torus, 2, 4, Addressing::Relative, 1, true);
+        let field = |x: i64| low(x as u64, 3);
+        let head = |dx: i64, dy: i64| field(dx) | field(dy) << 3 | 0xa5 << 6;
+        let plus_y = HeaderUpdate::new(&t, 3);
+        let minus_y = HeaderUpdate::new(&t, 4);
+        assert_eq!(plus_y.apply(head(1, 2), w), head(1, 1));
+        assert_eq!(minus_y.apply(head(1, -1), w), head(1, 0));
+        // Tie: +2 leaving by -y has 1 hop left the minus way.
+        assert_eq!(minus_y.apply(head(1, 2), w), head(1, -1));
+        assert_eq!(plus_y.apply(head(1, -2), w), head(1, 1));
+        // Local port and absolute addressing: unchanged.
+        assert_eq!(HeaderUpdate::new(&t, 0).apply(head(1, 2), w), head(1, 2));
+        let abs = DecoderShape::new(Topology::Torus, 2, 4, Addressing::Absolute, 1, true);
+        assert_eq!(HeaderUpdate::new(&abs, 1).apply(0x1234, w), 0x1234);
+        // Hypercube: bit d cleared by port d + 1.
+        let h = DecoderShape::new(Topology::Hypercube, 3, 2, Addressing::Relative, 1, false);
+        assert_eq!(HeaderUpdate::new(&h, 2).apply(0xff07, w), 0xff05);
+        // Mesh k = 5, relative: fields of 4 bits.
+        let m = DecoderShape::new(Topology::Mesh, 2, 5, Addressing::Relative, 1, false);
+        assert_eq!(HeaderUpdate::new(&m, 2).apply(0xfc, w), 0xfd);
+    }
+
+    /// A decoder whose table permits, for every key, output VC
+    /// (key * 7) mod PV: a table with no structure for the mutation to hide in.
+    fn scrambled(shape: DecoderShape) -> AddressDecoder<16> {
+        let pv = shape.outputs();
+        let rows: Vec<Row> = (0..1u32 << shape.key_bits())
+            .filter(|key| (0..shape.dims).all(|d| (key >> (3 * d)) & 7 < 7))
+            .map(|key| {
+                let k = (key as usize * 7) % pv;
+                let mut mask = vec![0u64; pv.div_ceil(64)];
+                mask[k / 64] |= 1 << (k % 64);
+                Row { key, mask }
+            })
+            .collect();
+        AddressDecoder::new(shape, &rows)
+    }
+
+    #[test]
+    fn candidates_are_the_row_of_the_key_for_valid_head_flits_only() {
+        let shape = DecoderShape::new(Topology::Torus, 2, 4, Addressing::Relative, 3, true);
+        let mut x = scrambled(shape.clone());
         prepare(&mut x);
-        // dx = -8 (0x8), dy = 7: go -x, and the offset becomes -7.
-        // dx = 0, dy = 0: deliver locally.
-        let stim = vec![
-            vec![1, 0, 0, 0x78, 1, 1],
-            vec![0, 0, 0, 0x00, 1, 1],
-            vec![0, 0, 0, 0x01, 1, 0],
-        ];
-        let out = run_model(&mut x, &stim);
-        assert_eq!(&out[0][..5], &[0, 0, 1, 0, 0]);
-        assert_eq!(out[0][5 + 2], 0x79, "-x move: dx -8 -> -7");
-        assert_eq!(&out[1][..5], &[1, 0, 0, 0, 0]);
-        assert_eq!(
-            &out[2][..5],
-            &[0, 0, 0, 0, 0],
-            "body flits carry no address"
-        );
+        let stim = random_stimulus(&x, "clock", 1500, 9);
+        let got = run_model(&mut x, &stim);
+        for (c, r) in stim.iter().enumerate() {
+            // node_id, in_data, in_valid, in_head
+            let key = shape.key(r[1], r[0]);
+            let go = r[2] == 1 && r[3] == 1;
+            let want: Vec<u64> = (0..shape.outputs())
+                .map(|k| {
+                    let on = (0..shape.dims).all(|d| (key >> (3 * d)) & 7 < 7)
+                        && k == (key as usize * 7) % shape.outputs();
+                    u64::from(go && on)
+                })
+                .collect();
+            assert_eq!(got[c], want, "cycle {c}");
+        }
     }
 
     #[test]
@@ -462,12 +909,48 @@ mod tests {
             ..BlockParams::default()
         })
         .collect();
-        // The mutant breaks the table lookup of the first entry.
+        // The mutant breaks the table lookup of one key.
         all_checks(
             BlockKind::AddressDecoder,
             &sets,
             2000,
-            ("hit$0 = 1'b1", "hit$0 = 1'b0"),
+            ("6'h1: mask", "6'h2: mask"),
         );
+    }
+
+    /// Torus and hypercube shapes (which `routergen block` does not emit)
+    /// through the same co-simulation, with a faulty copy of the first.
+    #[test]
+    fn torus_and_hypercube_decoders_cosimulate() {
+        use crate::blocks::tool_checks::cosimulate_with_mutant;
+        use crate::blocks::{emit, rename_top, Variant};
+        if !crate::flows::require_tool("verilator") {
+            return;
+        }
+        let shapes = [
+            DecoderShape::new(Topology::Torus, 2, 4, Addressing::Relative, 3, true),
+            DecoderShape::new(Topology::Torus, 2, 5, Addressing::Absolute, 2, true),
+            DecoderShape::new(Topology::Torus, 3, 3, Addressing::Relative, 2, false),
+            DecoderShape::new(Topology::Hypercube, 3, 2, Addressing::Relative, 2, true),
+            DecoderShape::new(Topology::Hypercube, 4, 2, Addressing::Absolute, 2, true),
+        ];
+        let mut variants = Vec::new();
+        for (n, shape) in shapes.into_iter().enumerate() {
+            let top = format!("decoder_shape{n}");
+            // The waivers `routergen block` writes (payload bits unused).
+            let waivers: String = BlockKind::AddressDecoder
+                .lint_waivers()
+                .iter()
+                .map(|(rule, _)| format!("/* verilator lint_off {rule} */\n"))
+                .collect();
+            let text = waivers + &rename_top(&emit(scrambled(shape.clone())), &top);
+            let lint = crate::flows::lint_warnings(&text, &top).expect("the linters run");
+            assert!(lint.is_empty(), "{top}: {lint:?}");
+            let mut x = scrambled(shape);
+            prepare(&mut x);
+            variants.push(Variant::new(&mut x, &text, &top, 2000, 0xdec0 + n as u64));
+        }
+        // The faulty copy confuses "wraps ahead" with "no wrap" going +.
+        cosimulate_with_mutant(variants, ("? 3'd2 : 3'd1", "? 3'd1 : 3'd1"));
     }
 }

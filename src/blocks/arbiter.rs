@@ -62,39 +62,14 @@ pub struct RoutingArbiter {
     pub out_mux: Vec<Signal<In, Score>>,
     pub grant: Vec<Signal<Out, Bit>>,
     pub grant_out: Vec<Signal<Out, Bit>>,
+    /// Round-robin pointer: the input served first.
     start: DFF<PortId>,
+    /// Per output: cycles since last granted (LRU), grants counted (LFU).
     age: Vec<DFF<Score>>,
     uses: Vec<DFF<Score>>,
-    score: Vec<Signal<Local, Score>>,
-    taken: Vec<Signal<Local, Bit>>,
-    used: Vec<Signal<Local, Bit>>,
-    first: Vec<Signal<Local, Bit>>,
-    elig: Vec<Signal<Local, Bit>>,
-    avail: Vec<Signal<Local, Bit>>,
-    val: Vec<Signal<Local, Score>>,
-    found: Vec<Signal<Local, Bit>>,
-    best: Vec<Signal<Local, Score>>,
-    bestj: Vec<Signal<Local, PortId>>,
-    saturate: Signal<Local, Bit>,
-    from_start: Signal<Local, Bit>,
-    port_id: Vec<Constant<PortId>>,
-    last_port: Constant<PortId>,
-    port_one: Constant<PortId>,
-    port_zero: Constant<PortId>,
-    score_zero: Constant<Score>,
-    score_one: Constant<Score>,
-    score_max: Constant<Score>,
-    h_lru: Constant<Bit>,
-    h_lfu: Constant<Bit>,
-    h_credit: Constant<Bit>,
-    h_minmux: Constant<Bit>,
     _p: usize,
-    _p1: usize,
     _f: usize,
-    _f1: usize,
-    _pf: usize,
-    _pp: usize,
-    _p2: usize,
+    _selection: PathSelection,
 }
 
 impl RoutingArbiter {
@@ -103,9 +78,6 @@ impl RoutingArbiter {
     pub fn new(ports: usize, freedom: usize, selection: PathSelection) -> Self {
         let p = ports.clamp(2, 16);
         let f = freedom.clamp(1, p);
-        let id = |v: usize| Constant::new(PortId::from(v as u64));
-        let sc = |v: u64| Constant::new(Score::from(v));
-        let flag = |s: PathSelection| Constant::new(selection == s);
         RoutingArbiter {
             clock: Signal::default(),
             rst: Signal::default(),
@@ -120,166 +92,240 @@ impl RoutingArbiter {
             start: DFF::default(),
             age: (0..p).map(|_| DFF::default()).collect(),
             uses: (0..p).map(|_| DFF::default()).collect(),
-            score: signals(p),
-            taken: signals(p),
-            used: signals(p),
-            first: signals(p),
-            elig: signals(2 * p),
-            avail: signals(p * f),
-            val: signals(p * f),
-            found: signals(p),
-            best: signals(p),
-            bestj: signals(p),
-            saturate: Signal::default(),
-            from_start: Signal::default(),
-            port_id: (0..p).map(id).collect(),
-            last_port: id(p - 1),
-            port_one: id(1),
-            port_zero: id(0),
-            score_zero: sc(0),
-            score_one: sc(1),
-            score_max: sc(255),
-            h_lru: flag(PathSelection::Lru),
-            h_lfu: flag(PathSelection::Lfu),
-            h_credit: flag(PathSelection::MaxCredit),
-            h_minmux: flag(PathSelection::MinMux),
             _p: p,
-            _p1: p + 1,
             _f: f,
-            _f1: f + 1,
-            _pf: p * f,
-            _pp: p * p,
-            _p2: 2 * p,
+            _selection: selection,
         }
+    }
+
+    /// The Verilog of [`Logic::update`]: one combinational always block in
+    /// the same order (scores, the matching input by input, the history).
+    fn body(&self) -> String {
+        let (p, f) = (self._p, self._f);
+        let pb = PORT_BITS;
+        let sb = SCORE_BITS;
+        let mut s = String::new();
+        let mut line = |t: String| {
+            s.push_str("    ");
+            s.push_str(&t);
+            s.push('\n');
+        };
+        for o in 0..p {
+            line(format!(
+                "reg [{}:0] score${o}; reg taken${o}; reg used${o};",
+                sb - 1
+            ));
+        }
+        for i in 0..p {
+            line(format!(
+                "reg found${i}; reg [{}:0] best${i}; reg [{}:0] bestj${i};",
+                sb - 1,
+                pb - 1
+            ));
+        }
+        line("reg avail;".into());
+        line(format!("reg [{}:0] val;", sb - 1));
+        line("reg saturate;".into());
+        line("always @(*) begin".into());
+        line("    start$clock = clock;".into());
+        for o in 0..p {
+            line(format!(
+                "    age${o}$clock = clock; uses${o}$clock = clock;"
+            ));
+            // LAPSES §4.1: the heuristic's score, higher is better.
+            let score = match self._selection {
+                PathSelection::StaticXy => format!("{sb}'d0"),
+                PathSelection::Lru => format!("age${o}$q"),
+                PathSelection::Lfu => format!("~uses${o}$q"),
+                PathSelection::MaxCredit => format!("out_credits${o}"),
+                PathSelection::MinMux => format!("~out_mux${o}"),
+            };
+            line(format!(
+                "    score${o} = {score}; taken${o} = 1'b0; used${o} = 1'b0;"
+            ));
+        }
+        for k in 0..p * f {
+            line(format!("    grant${k} = 1'b0;"));
+        }
+        for m in 0..p * p {
+            line(format!("    grant_out${m} = 1'b0;"));
+        }
+        line("    avail = 1'b0; val = 8'd0;".into());
+        // Round-robin order: inputs from the pointer up, then the rest.
+        for pass in 0..2 {
+            for i in 0..p {
+                let first = match (pass, i) {
+                    (0, 0) => format!("(start$q == {pb}'d0)"),
+                    (0, i) if i == (1 << pb) - 1 => "1'b1".into(),
+                    (0, i) => format!("(start$q <= {pb}'d{i})"),
+                    (_, 0) => format!("(start$q != {pb}'d0)"),
+                    (_, i) if i == (1 << pb) - 1 => "1'b0".into(),
+                    (_, i) => format!("(start$q > {pb}'d{i})"),
+                };
+                if first == "1'b0" {
+                    continue;
+                }
+                if pass == 0 {
+                    line(format!(
+                        "    found${i} = 1'b0; best${i} = {sb}'d0; bestj${i} = {pb}'d0;"
+                    ));
+                }
+                line(format!("    if (req${i} & {first}) begin"));
+                for j in 0..f {
+                    let k = i * f + j;
+                    line("        avail = 1'b0; val = 8'd0;".into());
+                    for o in 0..p {
+                        line(format!(
+                            "        if (cand_valid${k} & (cand${k} == {pb}'d{o}) & out_free${o} \
+                             & ~taken${o}) begin avail = 1'b1; val = score${o}; end"
+                        ));
+                    }
+                    line(format!(
+                        "        if (avail & (~found${i} | (val > best${i}))) begin found${i} = 1'b1; \
+                         best${i} = val; bestj${i} = {pb}'d{j}; end"
+                    ));
+                }
+                for j in 0..f {
+                    let k = i * f + j;
+                    line(format!(
+                        "        if (found${i} & (bestj${i} == {pb}'d{j})) begin grant${k} = 1'b1;"
+                    ));
+                    for o in 0..p {
+                        line(format!(
+                            "            if (cand${k} == {pb}'d{o}) begin taken${o} = 1'b1; \
+                             used${o} = 1'b1; grant_out${} = 1'b1; end",
+                            o * p + i
+                        ));
+                    }
+                    line("        end".into());
+                }
+                line("    end".into());
+            }
+        }
+        // History for LRU and LFU.
+        let sat: Vec<String> = (0..p)
+            .map(|o| format!("(used${o} & (uses${o}$q == {sb}'d255))"))
+            .collect();
+        line(format!("    saturate = {};", sat.join(" | ")));
+        for o in 0..p {
+            line(format!(
+                "    if (rst | saturate) uses${o}$d = {sb}'d0; \
+                 else if (used${o}) uses${o}$d = uses${o}$q + {sb}'d1; else uses${o}$d = uses${o}$q;"
+            ));
+            line(format!(
+                "    if (rst | used${o}) age${o}$d = {sb}'d0; \
+                 else if (age${o}$q != {sb}'d255) age${o}$d = age${o}$q + {sb}'d1; \
+                 else age${o}$d = age${o}$q;"
+            ));
+        }
+        line(format!(
+            "    if (rst | (start$q == {pb}'d{})) start$d = {pb}'d0; else start$d = start$q + {pb}'d1;",
+            p - 1
+        ));
+        line("end".into());
+        s
     }
 }
 
 impl Logic for RoutingArbiter {
-    #[hdl_gen]
+    // Index loops on purpose: the same indices as the Verilog of `body`,
+    // which the co-simulation holds equal to this.
+    #[allow(clippy::needless_range_loop)]
     fn update(&mut self) {
-        self.start.clock.next = self.clock.val();
-        self.start.d.next = self.start.q.val();
-        self.from_start.next = false;
-        for o in 0..self._p {
-            self.age[o].clock.next = self.clock.val();
-            self.uses[o].clock.next = self.clock.val();
-            self.age[o].d.next = self.age[o].q.val();
-            self.uses[o].d.next = self.uses[o].q.val();
-            // LAPSES §4.1: the heuristic's score, higher is better.
-            self.score[o].next = self.score_zero.val();
-            if self.h_lru.val() {
-                self.score[o].next = self.age[o].q.val();
-            }
-            if self.h_lfu.val() {
-                self.score[o].next = !self.uses[o].q.val();
-            }
-            if self.h_credit.val() {
-                self.score[o].next = self.out_credits[o].val();
-            }
-            if self.h_minmux.val() {
-                self.score[o].next = !self.out_mux[o].val();
-            }
-            self.taken[o].next = false;
-            self.used[o].next = false;
-            // Round-robin order: inputs from the pointer up, then the rest.
-            // (A running flag rather than `start <= o`, which is constant
-            // for the last port when P = 16.)
-            if self.start.q.val() == self.port_id[o].val() {
-                self.from_start.next = true;
-            }
-            self.first[o].next = self.from_start.val();
-        }
-        for k in 0..self._pp {
-            self.grant_out[k].next = false;
-        }
-        for k in 0..self._pf {
-            self.grant[k].next = false;
-            self.avail[k].next = false;
-            self.val[k].next = self.score_zero.val();
-        }
-        for pw in self._p..self._p1 {
-            for fw in self._f..self._f1 {
-                for i in 0..self._p {
-                    self.elig[i].next = self.req[i].val() & self.first[i].val();
-                    self.elig[pw + i].next = self.req[i].val() & !self.first[i].val();
-                    self.found[i].next = false;
-                    self.best[i].next = self.score_zero.val();
-                    self.bestj[i].next = self.port_zero.val();
+        let (p, f) = (self._p, self._f);
+        let clk = self.clock.val();
+        let rst = self.rst.val();
+        self.start.clock.next = clk;
+        let score: Vec<u64> = (0..p)
+            .map(|o| {
+                self.age[o].clock.next = clk;
+                self.uses[o].clock.next = clk;
+                // LAPSES §4.1: the heuristic's score, higher is better.
+                match self._selection {
+                    PathSelection::StaticXy => 0,
+                    PathSelection::Lru => self.age[o].q.val().to_u64(),
+                    PathSelection::Lfu => 255 - self.uses[o].q.val().to_u64(),
+                    PathSelection::MaxCredit => self.out_credits[o].val().to_u64(),
+                    PathSelection::MinMux => 255 - self.out_mux[o].val().to_u64(),
                 }
-                for pass in 0..2 {
-                    for i in 0..self._p {
-                        if self.elig[pass * pw + i].val() {
-                            // Free candidates and their scores.
-                            for j in 0..self._f {
-                                for o in 0..self._p {
-                                    if self.cand_valid[i * fw + j].val()
-                                        & (self.cand[i * fw + j].val() == self.port_id[o].val())
-                                        & self.out_free[o].val()
-                                        & !self.taken[o].val()
-                                    {
-                                        self.avail[i * fw + j].next = true;
-                                        self.val[i * fw + j].next = self.score[o].val();
-                                    }
-                                }
-                                if self.avail[i * fw + j].val()
-                                    & (!self.found[i].val()
-                                        | (self.val[i * fw + j].val() > self.best[i].val()))
-                                {
-                                    self.found[i].next = true;
-                                    self.best[i].next = self.val[i * fw + j].val();
-                                    self.bestj[i].next = self.port_id[j].val();
-                                }
-                            }
-                            // Take the chosen output.
-                            for j in 0..self._f {
-                                if self.found[i].val()
-                                    & (self.bestj[i].val() == self.port_id[j].val())
-                                {
-                                    self.grant[i * fw + j].next = true;
-                                    for o in 0..self._p {
-                                        if self.cand[i * fw + j].val() == self.port_id[o].val() {
-                                            self.taken[o].next = true;
-                                            self.used[o].next = true;
-                                            self.grant_out[o * pw + i].next = true;
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
+            })
+            .collect();
+        let mut taken = vec![false; p];
+        let mut grant = vec![false; p * f];
+        let mut grant_out = vec![false; p * p];
+        let start = self.start.q.val().index();
+        // Round-robin order: inputs from the pointer up, then the rest.
+        for i in (start..p).chain(0..start.min(p)) {
+            if !self.req[i].val() {
+                continue;
+            }
+            let mut best: Option<(usize, u64)> = None;
+            for j in 0..f {
+                let k = i * f + j;
+                let o = self.cand[k].val().index();
+                if !self.cand_valid[k].val() || o >= p || !self.out_free[o].val() || taken[o] {
+                    continue;
+                }
+                if best.map_or(true, |(_, b)| score[o] > b) {
+                    best = Some((j, score[o]));
                 }
             }
+            if let Some((j, _)) = best {
+                let o = self.cand[i * f + j].val().index();
+                grant[i * f + j] = true;
+                taken[o] = true;
+                grant_out[o * p + i] = true;
+            }
+        }
+        for (g, v) in self.grant.iter_mut().zip(&grant) {
+            g.next = *v;
+        }
+        for (g, v) in self.grant_out.iter_mut().zip(&grant_out) {
+            g.next = *v;
         }
         // History for LRU and LFU.
-        self.saturate.next = false;
-        for o in 0..self._p {
-            if self.used[o].val() & (self.uses[o].q.val() == self.score_max.val()) {
-                self.saturate.next = true;
-            }
+        let saturate = (0..p).any(|o| taken[o] && self.uses[o].q.val().to_u64() == 255);
+        for o in 0..p {
+            let uses = self.uses[o].q.val().to_u64();
+            let age = self.age[o].q.val().to_u64();
+            self.uses[o].d.next = Score::from(if rst || saturate {
+                0
+            } else if taken[o] {
+                (uses + 1) & 255
+            } else {
+                uses
+            });
+            self.age[o].d.next = Score::from(if rst || taken[o] {
+                0
+            } else if age != 255 {
+                age + 1
+            } else {
+                age
+            });
         }
-        for o in 0..self._p {
-            if self.used[o].val() {
-                self.age[o].d.next = self.score_zero.val();
-                self.uses[o].d.next = self.uses[o].q.val() + self.score_one.val();
-            } else if self.age[o].q.val() != self.score_max.val() {
-                self.age[o].d.next = self.age[o].q.val() + self.score_one.val();
-            }
-            if self.saturate.val() {
-                self.uses[o].d.next = self.score_zero.val();
-            }
-            if self.rst.val() {
-                self.age[o].d.next = self.score_zero.val();
-                self.uses[o].d.next = self.score_zero.val();
-            }
-        }
-        if self.start.q.val() == self.last_port.val() {
-            self.start.d.next = self.port_zero.val();
+        self.start.d.next = PortId::from(if rst || start == p - 1 {
+            0
         } else {
-            self.start.d.next = self.start.q.val() + self.port_one.val();
+            (start as u64 + 1) & 15
+        });
+    }
+
+    fn connect(&mut self) {
+        self.start.clock.connect();
+        self.start.d.connect();
+        for o in 0..self._p {
+            for r in [&mut self.age[o], &mut self.uses[o]] {
+                r.clock.connect();
+                r.d.connect();
+            }
         }
-        if self.rst.val() {
-            self.start.d.next = self.port_zero.val();
+        for g in self.grant.iter_mut().chain(self.grant_out.iter_mut()) {
+            g.connect();
         }
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(self.body())
     }
 }
 

@@ -18,6 +18,13 @@
 //! A connection becomes held when a valid non-tail flit passes through a
 //! fresh grant; it is released (in the same cycle) when a valid tail flit
 //! passes. Synchronous reset `rst` drops every connection.
+//!
+//! [`Crossbar::per_flit`] builds the same switch without held connections:
+//! every cycle each output takes the first granted input, so flits of
+//! different packets (on different virtual channels) can follow each other
+//! on one output, as a router whose switch allocator grants the crossbar
+//! per flit needs (Chien §3: virtual channels share the physical channel
+//! flit by flit). `out_busy` is then always 0.
 
 use rust_hdl::prelude::*;
 
@@ -44,6 +51,8 @@ pub struct Crossbar<const W: usize> {
     /// Per output: some lower-indexed grant was already taken.
     taken: Vec<Signal<Local, Bit>>,
     busy: Vec<Signal<Local, Bit>>,
+    /// Whether connections are held from head to tail.
+    hold: Constant<Bit>,
     zero: Constant<Bits<W>>,
     _p: usize,
     _pp: usize,
@@ -51,7 +60,17 @@ pub struct Crossbar<const W: usize> {
 }
 
 impl<const W: usize> Crossbar<W> {
+    /// A crossbar that holds each connection from head to tail.
     pub fn new(ports: usize) -> Self {
+        Self::build(ports, true)
+    }
+
+    /// A crossbar switched per flit: no held connections.
+    pub fn per_flit(ports: usize) -> Self {
+        Self::build(ports, false)
+    }
+
+    fn build(ports: usize, hold: bool) -> Self {
         let p = ports;
         Crossbar {
             clock: Signal::default(),
@@ -70,6 +89,7 @@ impl<const W: usize> Crossbar<W> {
             sel: signals(p * p),
             taken: signals(p),
             busy: signals(p),
+            hold: Constant::new(hold),
             zero: Constant::new(Bits::<W>::default()),
             _p: p,
             _pp: p * p,
@@ -128,7 +148,7 @@ impl<const W: usize> Logic for Crossbar<W> {
                 }
                 // Hold from the head flit until the tail flit has passed.
                 for i in 0..self._p {
-                    if self.out_valid[o].val() {
+                    if self.out_valid[o].val() & self.hold.val() {
                         if self.out_tail[o].val() {
                             self.held[o * pw + i].d.next = false;
                         } else {
@@ -179,6 +199,7 @@ mod tests {
     /// Reference crossbar, written from the contract in the module doc.
     struct Reference {
         p: usize,
+        hold: bool,
         held: Vec<Option<usize>>,
     }
 
@@ -235,7 +256,7 @@ mod tests {
                     valid[o] = u64::from(c.valid[i]);
                     head[o] = u64::from(c.head[i]);
                     tail[o] = u64::from(c.tail[i]);
-                    if c.valid[i] {
+                    if c.valid[i] && self.hold {
                         next[o] = if c.tail[i] { None } else { Some(i) };
                     }
                 }
@@ -337,20 +358,44 @@ mod tests {
 
     #[test]
     fn matches_the_reference_on_random_traffic() {
-        for p in [2, 3, 5] {
-            let mut x = Crossbar::<16>::new(p);
-            prepare(&mut x);
-            let stim = random_stimulus(&x, "clock", 3000, 17 + p as u64);
-            let got = run_model(&mut x, &stim);
-            let mut r = Reference {
-                p,
-                held: vec![None; p],
-            };
-            for (c, s) in stim.iter().enumerate() {
-                let want = r.step(&decode(p, s));
-                assert_eq!(got[c], want, "P={p} cycle {c}");
+        for hold in [true, false] {
+            for p in [2, 3, 5] {
+                let mut x = if hold {
+                    Crossbar::<16>::new(p)
+                } else {
+                    Crossbar::<16>::per_flit(p)
+                };
+                prepare(&mut x);
+                let stim = random_stimulus(&x, "clock", 3000, 17 + p as u64);
+                let got = run_model(&mut x, &stim);
+                let mut r = Reference {
+                    p,
+                    hold,
+                    held: vec![None; p],
+                };
+                for (c, s) in stim.iter().enumerate() {
+                    let want = r.step(&decode(p, s));
+                    assert_eq!(got[c], want, "P={p} hold={hold} cycle {c}");
+                }
             }
         }
+    }
+
+    #[test]
+    fn a_per_flit_crossbar_interleaves_packets_on_one_output() {
+        let p = 3;
+        let mut x = Crossbar::<16>::per_flit(p);
+        prepare(&mut x);
+        let stim = vec![
+            row(p, true, &[], &[]),
+            row(p, false, &[(1, 0)], &[(0, 0x10, true, false)]),
+            row(p, false, &[(1, 2)], &[(2, 0x20, true, false)]),
+            row(p, false, &[(1, 0)], &[(0, 0x11, false, true)]),
+        ];
+        let out = run_model(&mut x, &stim);
+        let data: Vec<u64> = out[1..].iter().map(|o| o[1]).collect();
+        assert_eq!(data, [0x10, 0x20, 0x11]);
+        assert!(out.iter().all(|o| o[4 * p + 1] == 0), "never busy");
     }
 
     #[test]

@@ -1,69 +1,101 @@
 //! A whole wormhole router assembled from the blocks of `crate::blocks`, as
 //! one rust-hdl `LogicBlock`, and its Verilog with the external interface of
-//! docs/interface.md.
+//! docs/interface.md, for meshes, tori (k-ary n-cubes) and hypercubes.
 //!
 //! # Microarchitecture
 //!
-//! Chien's canonical router (Chien §3, Figure 1) with virtual channels:
+//! Chien's canonical router (Chien §3, Figure 1) with virtual channels,
+//! organized so that its cost grows with P V (buffers) and P^2 (switch),
+//! not with (P V)^2 F. P physical ports (2n + 1; n + 1 on a hypercube), V
+//! VCs, input VC i = q V + c, output VC k = o V + v.
 //!
-//! - Input side, per input port p and VC v (input VC i = p * V + v): a
-//!   [`FlowControlUnit`] receive buffer of D flits; the flit's `in_vc`
-//!   selects the buffer, and the buffer's credit pulses go back upstream on
-//!   `p<p>_in_credit[v]`.
-//! - Per input VC: an [`AddressDecoder`] on the flit at the buffer's front,
-//!   whose 3^n sign-vector table is compiled from the routing relation
-//!   ([`tables::compile`]); it also computes every candidate's updated header
-//!   in parallel (Chien §3).
-//! - One [`RoutingArbiter`] over the P * V input VCs and P * V output VCs
-//!   (output VC k = o * V + v): each input VC's candidates are the output
-//!   VCs the relation permits, in dimension order (STATIC-XY); an output VC
-//!   is free when no packet holds it and its buffer has room. An output VC
-//!   is held by one packet from its head flit to its tail flit.
-//! - One [`Crossbar`] of P * V inputs and outputs (input VC to output VC),
-//!   holding the connection from head to tail (wormhole switching). A flit
-//!   crosses only when its output VC's buffer has room (internal credits).
-//! - Per output port: a [`VcController`] (Chien Figure 1: VC controller):
-//!   V buffers of D flits, multiplexed round robin onto the link, each with
-//!   a credit counter for the downstream buffer (`p<p>_out_credit[v]`).
+//! - Flow-control units (Chien: FC): one [`FlowControlUnit`] receive
+//!   buffer of D flits per input VC; a flit goes to the buffer its `in_vc`
+//!   names, and each slot freed pulses `p<q>_in_credit[c]` upstream.
+//! - Address decoders (Chien: AD): one [`AddressDecoder`] per input port.
+//!   Each cycle the port offers it one VC whose front flit is a head flit
+//!   without an output VC yet (round robin over the VCs, the pointer
+//!   advancing every cycle, so a waiting VC is first in line once every V
+//!   cycles). The decoder reduces the address (and `node_id` where the key
+//!   needs it) to a routing key per dimension: sign of the offset, whether
+//!   both directions are minimal (a torus offset of k/2), whether the
+//!   wraparound link lies ahead (the dateline classes of the survey §8), and
+//!   on a hypercube the direction of the dimension's link. A fixed table
+//!   compiled from the routing relation ([`tables::compile`], which proves
+//!   at every node, destination and input that the key decides the
+//!   relation's answer) maps the key to the permitted output VCs.
+//! - VC allocation (Chien: RA): one [`RoutingArbiter`] matching input
+//!   ports to output ports; input port q's candidate slot j is output port
+//!   j when the relation permits one of its VCs that no packet holds. The
+//!   arbiter's path-selection heuristic (LAPSES §4.1) chooses among the
+//!   ports (MAX-CREDIT: the downstream credits summed over the port's VCs;
+//!   MIN-MUX: the port's VCs held by packets; LRU, LFU: the port's use),
+//!   in dimension order for STATIC-XY (port order is dimension order); the
+//!   packet takes the lowest-numbered permitted free VC of its port. An
+//!   output VC is held from the head flit's allocation until its tail flit
+//!   leaves. Each output port takes at most one new packet per cycle (Chien
+//!   §3: making connections sequentially does not significantly reduce
+//!   performance).
+//! - Switch allocation and crossbar (Chien: CB): per input port, one VC
+//!   that holds an output VC, has a flit and a credit for that output VC
+//!   (round robin as above); a second [`RoutingArbiter`] (one candidate per
+//!   input, STATIC-XY) gives each output port to one of the requesting
+//!   input ports. A P x P [`Crossbar::per_flit`] moves the flits: the
+//!   switch is set per flit, so packets on different VCs share an output
+//!   port flit by flit.
+//! - VC multiplexing onto the links (Chien: VC): each output VC has a
+//!   credit counter for the downstream buffer (D at reset, minus one per
+//!   flit sent, plus one per `p<o>_out_credit[v]` pulse). The switch
+//!   allocator multiplexes the VCs onto the physical channel; there are no
+//!   output buffers: a flit goes from its input buffer through the crossbar
+//!   to the link.
+//! - Header update (Chien: the decoder computes the updated header): here
+//!   at each output port, after the crossbar ([`HeaderUpdate`]): the decoder
+//!   is shared by an input port's VCs and routes a head flit a cycle before
+//!   the flit crosses, and at the output port the hop's dimension and
+//!   direction are fixed. With relative addressing the travelled
+//!   dimension's offset moves one step toward zero (a torus offset of k/2
+//!   that leaves the other way round becomes k/2 - 1 of the other sign; a
+//!   hypercube clears the dimension's bit).
 //!
-//! Chien §3.1 lists the setup path this follows: decode the address and
-//! request (address decoder), arbitrate (routing arbiter), select the
-//! updated header, drive the crossbar, then the VC controller.
+//! Cost: buffers P V D W flip-flops; decoders P tables of at most 7^n keys
+//! (3^n on meshes and hypercubes), independent of V; VC allocation
+//! O(P^3) (Chien's O(F^2) per input with F = P), switch allocation O(P^2);
+//! crossbar O(P^2 W) (Chien Figure 2: O(P^2)); the V:1 selections per
+//! input port O(P V W); the credit check of each input VC selects one of
+//! the P V counters' nonzero flags, O((P V)^2) single-bit terms.
 //!
-//! Departure from Chien §5 (Figures 5-8), to be closed: every algorithm
-//! uses this one unified crossbar, and it switches input VCs to output VCs
-//! (P V x P V) rather than physical ports; Chien's dimension slices (one
-//! 3x3 crossbar per dimension for dimension order, §5.1, Figure 5), 4x4
-//! plane slices (planar-adaptive, §5.2, Figure 6) and the turn-model and
-//! *-channels organizations (§5.3-5.4, Figures 7-8) are not built yet. The
-//! output buffers in the VC controllers also add one cycle to Chien's
-//! canonical path.
+//! Latency and rate: a head flit that arrives in cycle t is written into
+//! its input buffer at the end of t; in t + 1 it is decoded and allocated
+//! an output VC; in t + 2 it crosses the switch and leaves on the link (two
+//! cycles from head in to head out, when nothing else competes). Body and
+//! tail flits written in cycle t leave in t + 1. Each output port sends one
+//! flit per cycle while some input has a flit and a credit for it. The
+//! outputs are combinational from flip-flops (input buffers, held VCs,
+//! pointers, credits) through the switch allocator, crossbar and header
+//! update: no input reaches an output in the same cycle.
 //!
-//! Latency: a head flit that arrives in cycle t is written into its input
-//! buffer at the end of t, is decoded, allocated and switched into its output
-//! VC's buffer in cycle t + 1, and leaves on the link in cycle t + 2 when
-//! the link is free and the downstream buffer has a credit: two cycles from
-//! head in to head out. Body flits follow one per cycle per output VC.
+//! Departure from Chien §5 (Figures 5-8), not built yet: every algorithm
+//! uses this one organization; Chien's dimension slices (one 3x3 crossbar
+//! per dimension for dimension order, §5.1, Figure 5), 4x4 plane slices
+//! (planar-adaptive, §5.2, Figure 6) and the (4n+1)-port crossbar of
+//! *-channels (§5.4, Figure 8, a port per channel class) are not.
 //!
 //! # Supported configurations
 //!
-//! [`supported`] says which: 2-D meshes, relative or absolute addressing
-//! (absolute: a `node_id` input loads every decoder's node-id register each
-//! cycle, LAPSES §5.2.1), credit flow
-//! control, no look-ahead, no routing table, W = 16, 32 or 64, P * V <= 15,
-//! any path
-//! selection, and relations a sign-vector table holds (the answer depends
-//! on the sign vector alone, not on the input; one direction per
-//! dimension): dimension order, negative-first, west-first, north-last,
-//! planar-adaptive and Duato on 2-D meshes. Everything else returns
-//! `Error::InvalidSpec` naming what is not supported yet.
+//! [`supported`] says which: every algorithm on every topology it is
+//! defined on (`Algorithm::supports`), networks of at most
+//! [`MAX_ROUTER_NODES`] nodes, relative or absolute addressing (the
+//! address fields of `RouterSpec::address_field_bits` must fit the flit),
+//! credit flow control, no look-ahead, no routing table, W = 16, 32 or 64,
+//! P <= 16, V <= 16, D <= 16. [`matrix`] lists the configurations the
+//! tests build. Everything else returns `Error::InvalidSpec` naming what
+//! is not supported yet.
 //!
-//! VC classes: each input VC has one address decoder per VC v, whose table
-//! holds the ports on which the relation permits VC v for each sign vector
-//! (so planar-adaptive's and Duato's classes, which depend on the
-//! destination, are exact). MAX-CREDIT scores an output VC by the room in
-//! its buffer in the VC controller, MIN-MUX by the number of its port's VCs
-//! held by packets (LAPSES §4.1).
+//! `node_id` (docs/interface.md) is read where the routing key needs it:
+//! with absolute addressing, on tori (the dateline: is the wraparound link
+//! ahead?) and on hypercubes under negative-first (the direction of each
+//! dimension's link); [`tables::compile`] finds which.
 //!
 //! # Why the glue is written twice
 //!
@@ -72,7 +104,6 @@
 //! `dec$0$cand[o]`, with no error). The router's glue therefore has a plain
 //! Rust `update` (the simulation model) and a hand-written `hdl` emitting
 //! the same logic as Verilog text; the co-simulation test holds them equal.
-
 pub mod tables;
 
 use std::fmt::Write as _;
@@ -80,22 +111,31 @@ use std::fmt::Write as _;
 use rust_hdl::prelude::*;
 
 use crate::algo::{Network, Relation};
+use crate::blocks::address_decoder::HeaderUpdate;
 use crate::blocks::cosim::{each, InputSignal};
-use crate::blocks::flow_control::COUNT_BITS;
-use crate::blocks::vc_controller::VC_BITS;
+use crate::blocks::flow_control::{COUNT_BITS, MAX_DEPTH};
 use crate::blocks::{
     rename_top, signals, AddressDecoder, Crossbar, FlowControlUnit, HwBlock, RoutingArbiter,
-    VcController,
 };
 use crate::error::{Error, Result};
-use crate::spec::{Addressing, FlowControl, RouterSpec, TableStorage, Topology};
+use crate::spec::{FlowControl, PathSelection, RouterSpec, TableStorage, Topology};
 use tables::CompiledTable;
+
+/// Bits of a VC number inside the router (V up to 16).
+pub const VC_BITS: usize = 4;
+/// Bits of a port number inside the router (P up to 16).
+pub const PORT_BITS: usize = crate::blocks::arbiter::PORT_BITS;
 
 type Count = Bits<COUNT_BITS>;
 type VcId = Bits<VC_BITS>;
+type PortId = Bits<PORT_BITS>;
 
 /// Flit widths the router is built for.
 pub const ROUTER_WIDTHS: [u32; 3] = [16, 32, 64];
+
+/// Largest network whose relation the router compiles (it asks the
+/// relation at every node for every destination).
+pub const MAX_ROUTER_NODES: u64 = 4096;
 
 /// Whether routergen can build a router for `spec`; the error names what is
 /// not supported yet.
@@ -105,20 +145,16 @@ pub fn supported(spec: &RouterSpec) -> Result<()> {
 
 fn unsupported(what: String) -> Error {
     Error::InvalidSpec(format!(
-        "router generation does not support {what} yet (supported: 2-D meshes, relative or \
+        "router generation does not support {what} yet (supported: meshes, tori and \
+         hypercubes of at most {MAX_ROUTER_NODES} nodes with every algorithm, relative or \
          absolute addressing, credit flow control, no look-ahead, no routing table, flit \
-         widths 16, 32 and 64)"
+         widths 16, 32 and 64, at most 16 ports, 16 virtual channels and {MAX_DEPTH}-flit \
+         buffers)"
     ))
 }
 
-/// The relation of `spec`, compiled for the router's tables.
+/// The relation of `spec`, compiled for the router's address decoders.
 pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
-    if spec.topology != Topology::Mesh {
-        return Err(unsupported(format!("the {} topology", spec.topology)));
-    }
-    if spec.dims != 2 {
-        return Err(unsupported(format!("{}-D meshes", spec.dims)));
-    }
     if spec.flow_control != FlowControl::Credit {
         return Err(unsupported(format!("{} flow control", spec.flow_control)));
     }
@@ -131,42 +167,109 @@ pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
     if !ROUTER_WIDTHS.contains(&spec.flit_width) {
         return Err(unsupported(format!("flit width {}", spec.flit_width)));
     }
-    let p = spec.physical_ports() as usize;
-    let pv = p * spec.vcs as usize;
-    if pv > 15 {
-        return Err(unsupported(format!(
-            "{} virtual channels on {p} ports (the routing arbiter numbers at most 15 \
-             output VCs)",
-            spec.vcs
-        )));
-    }
-    if !(1..=16).contains(&spec.buffer_depth) {
+    if !(1..=MAX_DEPTH as u32).contains(&spec.buffer_depth) {
         return Err(unsupported(format!("buffer depth {}", spec.buffer_depth)));
     }
-    let field = spec.address_field_bits() as usize;
-    if field * spec.dims as usize > spec.flit_width as usize || !(2..=8).contains(&field) {
+    if spec.vcs as usize > 1 << VC_BITS {
+        return Err(unsupported(format!("{} virtual channels", spec.vcs)));
+    }
+    let p = spec.physical_ports();
+    if p as usize > 1 << PORT_BITS {
         return Err(unsupported(format!(
-            "{field}-bit address fields in a {}-bit flit",
-            spec.flit_width
+            "{p} ports (a {}-dimensional {})",
+            spec.dims, spec.topology
         )));
+    }
+    let field = spec.address_field_bits();
+    if spec.dims * field > spec.flit_width {
+        return Err(Error::InvalidSpec(format!(
+            "the head flit's address does not fit a {}-bit flit: {} addressing on a \
+             {}-ary {}-dimensional {} takes {field} bits per dimension, {} in all; use a \
+             wider --flit-width, a smaller --radix or fewer --dims",
+            spec.flit_width,
+            spec.addressing,
+            spec.radix,
+            spec.dims,
+            spec.topology,
+            spec.dims * field
+        )));
+    }
+    if spec.nodes() > MAX_ROUTER_NODES {
+        return Err(unsupported(format!("a network of {} nodes", spec.nodes())));
     }
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
     let rel = Relation::new(spec.algorithm, net, spec.vcs)?;
-    tables::compile(&rel)
+    let table = tables::compile(&rel, spec.addressing)?;
+    if table.shape.field_bits != field as usize {
+        return Err(Error::InvalidSpec(format!(
+            "internal: the decoder reads {}-bit address fields, the spec has {field}",
+            table.shape.field_bits
+        )));
+    }
+    Ok(table)
+}
+
+/// Every configuration the router is built and checked for: every
+/// algorithm on every topology it supports, n = 2 and 3 (and 4 on meshes
+/// and hypercubes), V = the algorithm's minimum and one more, relative and
+/// absolute addressing, radix 4 on meshes and tori, flit widths 16, 32 and
+/// 64 taken in turn (124 configurations).
+pub fn matrix() -> Vec<RouterSpec> {
+    use crate::spec::names::Named;
+    use crate::spec::{Addressing, Algorithm, SpecInput};
+    let mut out = Vec::new();
+    for algorithm in Algorithm::all() {
+        for topology in Topology::all() {
+            let dims: &[u32] = match topology {
+                Topology::Torus => &[2, 3],
+                _ => &[2, 3, 4],
+            };
+            for &n in dims {
+                if algorithm.supports(topology, n).is_err() {
+                    continue;
+                }
+                let min = algorithm.min_vcs(topology, n);
+                for vcs in [min, min + 1] {
+                    for addressing in Addressing::all() {
+                        let w = ROUTER_WIDTHS[out.len() % ROUTER_WIDTHS.len()];
+                        let spec = SpecInput {
+                            topology: Some(topology),
+                            dims: Some(n as i64),
+                            radix: Some(if topology == Topology::Hypercube {
+                                2
+                            } else {
+                                4
+                            }),
+                            algorithm: Some(algorithm),
+                            vcs: Some(vcs as i64),
+                            flit_width: Some(w as i64),
+                            addressing: Some(addressing),
+                            ..SpecInput::default()
+                        }
+                        .resolve()
+                        .expect("matrix specs are valid")
+                        .spec;
+                        out.push(spec);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A whole router (see the module documentation).
 ///
-/// Ports (P physical ports, V VCs, k = p * V + v): `in_data$p` (W),
-/// `in_valid$p`, `in_head$p`, `in_tail$p`, `in_vc$p` (3), `out_credit$k`
-/// in; `in_credit$k`, `out_data$p` (W), `out_valid$p`, `out_head$p`,
-/// `out_tail$p`, `out_vc$p` (3) out.
+/// Ports (P physical ports, V VCs, k = p * V + v): `node_id` (W),
+/// `in_data$p` (W), `in_valid$p`, `in_head$p`, `in_tail$p`, `in_vc$p` (4),
+/// `out_credit$k` in; `in_credit$k`, `out_data$p` (W), `out_valid$p`,
+/// `out_head$p`, `out_tail$p`, `out_vc$p` (4) out.
 #[derive(LogicBlock)]
 pub struct Router<const W: usize> {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
-    /// The router's coordinates (absolute addressing), dimension 0 in the
-    /// low field; unused with relative addressing.
+    /// The router's coordinates (docs/interface.md), read where the
+    /// decoders' key needs them.
     pub node_id: Signal<In, Bits<W>>,
     pub in_data: Vec<Signal<In, Bits<W>>>,
     pub in_valid: Vec<Signal<In, Bit>>,
@@ -180,38 +283,51 @@ pub struct Router<const W: usize> {
     pub out_head: Vec<Signal<Out, Bit>>,
     pub out_tail: Vec<Signal<Out, Bit>>,
     pub out_vc: Vec<Signal<Out, VcId>>,
+    /// Input buffers, one per input VC i = q V + c.
     fcu: Vec<FlowControlUnit<W>>,
+    /// One address decoder per input port.
     dec: Vec<AddressDecoder<W>>,
-    arb: RoutingArbiter,
+    /// VC allocation: input ports to output ports (Chien's routing arbiter).
+    valloc: RoutingArbiter,
+    /// Switch allocation: input ports to output ports, per flit.
+    salloc: RoutingArbiter,
     xbar: Crossbar<W>,
-    vcc: Vec<VcController<W>>,
-    /// Free slots of each output VC's buffer in its VC controller.
+    /// Per input VC: it holds an output VC, and which (port, VC).
+    routed: Vec<DFF<Bit>>,
+    rport: Vec<DFF<PortId>>,
+    rvc: Vec<DFF<VcId>>,
+    /// Per output VC k = o V + v: held by a packet; downstream credits.
+    busy: Vec<DFF<Bit>>,
     credits: Vec<DFF<Count>>,
-    /// Input VC i holds output VC k (index i * P * V + k).
-    conn: Vec<DFF<Bit>>,
+    /// Per input port: round-robin pointers of the VC chosen for routing
+    /// and for the switch.
+    rptr: Vec<DFF<VcId>>,
+    sptr: Vec<DFF<VcId>>,
     _p: usize,
     _v: usize,
-    _f: usize,
     _depth: usize,
-    _absolute: bool,
     _table: CompiledTable,
+    _updates: Vec<HeaderUpdate>,
 }
 
 impl<const W: usize> Router<W> {
     /// The router of `spec`, or why it cannot be built yet.
     pub fn new(spec: &RouterSpec) -> Result<Self> {
+        Self::with_table(spec, compile(spec)?)
+    }
+
+    /// The router of `spec` with its relation already compiled.
+    fn with_table(spec: &RouterSpec, table: CompiledTable) -> Result<Self> {
         if spec.flit_width as usize != W {
             return Err(unsupported(format!(
                 "flit width {} in a {W}-bit router",
                 spec.flit_width
             )));
         }
-        let table = compile(spec)?;
-        let p = table.ports;
-        let v = table.vcs;
+        let p = table.ports();
+        let v = table.vcs();
         let pv = p * v;
         let d = spec.buffer_depth as usize;
-        let field = spec.address_field_bits() as usize;
         Ok(Router {
             clock: Signal::default(),
             rst: Signal::default(),
@@ -229,26 +345,23 @@ impl<const W: usize> Router<W> {
             out_tail: signals(p),
             out_vc: signals(p),
             fcu: (0..pv).map(|_| FlowControlUnit::new(d, false)).collect(),
-            dec: (0..pv * v)
-                .map(|x| {
-                    AddressDecoder::with_field_bits(
-                        table.dims,
-                        field,
-                        spec.addressing,
-                        &table.lane_masks[x % v],
-                    )
-                })
+            dec: (0..p)
+                .map(|_| AddressDecoder::new(table.shape.clone(), &table.rows))
                 .collect(),
-            arb: RoutingArbiter::new(pv, table.freedom(), spec.path_selection),
-            xbar: Crossbar::new(pv),
-            vcc: (0..p).map(|_| VcController::new(v, d)).collect(),
-            credits: (0..pv).map(|_| DFF::default()).collect(),
-            conn: (0..pv * pv).map(|_| DFF::default()).collect(),
+            valloc: RoutingArbiter::new(p, p, spec.path_selection),
+            salloc: RoutingArbiter::new(p, 1, PathSelection::StaticXy),
+            xbar: Crossbar::per_flit(p),
+            routed: dffs(pv),
+            rport: dffs(pv),
+            rvc: dffs(pv),
+            busy: dffs(pv),
+            credits: dffs(pv),
+            rptr: dffs(p),
+            sptr: dffs(p),
             _p: p,
             _v: v,
-            _f: table.freedom(),
             _depth: d,
-            _absolute: spec.addressing == Addressing::Absolute,
+            _updates: (0..p).map(|o| HeaderUpdate::new(&table.shape, o)).collect(),
             _table: table,
         })
     }
@@ -264,139 +377,244 @@ impl<const W: usize> Router<W> {
     }
 }
 
+/// `n` flip-flops.
+fn dffs<T: Synth>(n: usize) -> Vec<DFF<T>> {
+    (0..n).map(|_| DFF::default()).collect()
+}
+
+/// The first VC (of `v`) at or after `ptr`, then from 0, whose flag is set:
+/// a rotating-priority choice.
+fn round_robin(ptr: usize, flags: &[bool]) -> Option<usize> {
+    (0..2)
+        .flat_map(|pass| (0..flags.len()).map(move |c| (pass, c)))
+        .find(|&(pass, c)| flags[c] && ((pass == 0) == (c >= ptr)))
+        .map(|(_, c)| c)
+}
+
 impl<const W: usize> Logic for Router<W> {
+    // Index loops on purpose: the same indices as the Verilog of
+    // `glue_verilog`, which the co-simulation holds equal to this.
+    #[allow(clippy::needless_range_loop)]
     fn update(&mut self) {
-        let (p, v, f) = (self._p, self._v, self._f);
+        let (p, v) = (self._p, self._v);
         let pv = p * v;
         let clk = self.clock.val();
         let rst = self.rst.val();
-        for k in 0..pv {
-            self.fcu[k].clock.next = clk;
-            self.fcu[k].rst.next = rst;
-            self.credits[k].clock.next = clk;
+        for i in 0..pv {
+            self.fcu[i].clock.next = clk;
+            self.fcu[i].rst.next = rst;
+            self.routed[i].clock.next = clk;
+            self.rport[i].clock.next = clk;
+            self.rvc[i].clock.next = clk;
+            self.busy[i].clock.next = clk;
+            self.credits[i].clock.next = clk;
         }
-        for x in 0..pv * v {
-            self.dec[x].clock.next = clk;
-            self.dec[x].rst.next = rst;
-            // Absolute addressing: the node-id register follows `node_id`.
-            self.dec[x].cfg_we.next = self._absolute;
-            self.dec[x].cfg_node.next = self.node_id.val();
+        for q in 0..p {
+            self.rptr[q].clock.next = clk;
+            self.sptr[q].clock.next = clk;
         }
-        for m in 0..pv * pv {
-            self.conn[m].clock.next = clk;
-        }
-        self.arb.clock.next = clk;
-        self.arb.rst.next = rst;
+        self.valloc.clock.next = clk;
+        self.valloc.rst.next = rst;
+        self.salloc.clock.next = clk;
+        self.salloc.rst.next = rst;
         self.xbar.clock.next = clk;
         self.xbar.rst.next = rst;
-        for o in 0..p {
-            self.vcc[o].clock.next = clk;
-            self.vcc[o].rst.next = rst;
-        }
+
         // Input side: the flit goes to the buffer of its VC.
         for q in 0..p {
             for c in 0..v {
-                let k = q * v + c;
-                self.fcu[k].in_data.next = self.in_data[q].val();
-                self.fcu[k].in_valid.next =
+                let i = q * v + c;
+                self.fcu[i].in_data.next = self.in_data[q].val();
+                self.fcu[i].in_valid.next =
                     self.in_valid[q].val() && self.in_vc[q].val().index() == c;
-                self.fcu[k].in_head.next = self.in_head[q].val();
-                self.fcu[k].in_tail.next = self.in_tail[q].val();
-                self.fcu[k].credit_in.next = false;
-                self.fcu[k].send_req.next = false;
-                self.in_credit[k].next = self.fcu[k].credit_out.val();
+                self.fcu[i].in_head.next = self.in_head[q].val();
+                self.fcu[i].in_tail.next = self.in_tail[q].val();
+                self.fcu[i].credit_in.next = false;
+                self.fcu[i].send_req.next = false;
+                self.in_credit[i].next = self.fcu[i].credit_out.val();
             }
         }
-        // Address decoders on the flits at the buffers' fronts.
-        for x in 0..pv * v {
-            let i = x / v;
-            self.dec[x].in_data.next = self.fcu[i].out_data.val();
-            self.dec[x].in_valid.next = self.fcu[i].out_valid.val();
-            self.dec[x].in_head.next = self.fcu[i].out_head.val();
+
+        // Routing: per input port, one VC with a head flit waiting for an
+        // output VC goes through the port's decoder.
+        let mut rsel = vec![None; p];
+        for q in 0..p {
+            let waiting: Vec<bool> = (0..v)
+                .map(|c| {
+                    let i = q * v + c;
+                    self.fcu[i].out_valid.val()
+                        && self.fcu[i].out_head.val()
+                        && !self.routed[i].q.val()
+                })
+                .collect();
+            rsel[q] = round_robin(self.rptr[q].q.val().index(), &waiting);
+            let shown = q * v + rsel[q].unwrap_or(0);
+            self.dec[q].node_id.next = self.node_id.val();
+            self.dec[q].in_data.next = self.fcu[shown].out_data.val();
+            self.dec[q].in_valid.next = rsel[q].is_some();
+            self.dec[q].in_head.next = rsel[q].is_some();
         }
-        // Routing arbiter: requests, candidates, output status.
-        let has_credit: Vec<bool> = (0..pv)
-            .map(|k| self.credits[k].q.val() != Count::default())
-            .collect();
-        for (k, &room) in has_credit.iter().enumerate() {
-            self.arb.out_free[k].next = !self.xbar.out_busy[k].val() && room;
-            // MAX-CREDIT: room in the output VC's buffer; MIN-MUX: output
-            // VCs of the same port held by packets (LAPSES §4.1).
-            self.arb.out_credits[k].next = Bits::<8>::from(self.credits[k].q.val().to_u64());
-            let o = k / v;
-            let held = (0..v)
-                .filter(|&c| self.xbar.out_busy[o * v + c].val())
-                .count();
-            self.arb.out_mux[k].next = Bits::<8>::from(held as u64);
+
+        // VC allocation (Chien's routing arbiter over ports, with the
+        // path-selection heuristic): candidate slot j of input port q is
+        // output port j when it has a permitted VC that is free.
+        let busy: Vec<bool> = (0..pv).map(|k| self.busy[k].q.val()).collect();
+        let credit: Vec<u64> = (0..pv).map(|k| self.credits[k].q.val().to_u64()).collect();
+        for o in 0..p {
+            self.valloc.out_free[o].next = true;
+            let sum: u64 = (0..v).map(|c| credit[o * v + c]).sum();
+            self.valloc.out_credits[o].next = Bits::<8>::from(sum.min(255));
+            let held = (0..v).filter(|&c| busy[o * v + c]).count();
+            self.valloc.out_mux[o].next = Bits::<8>::from(held as u64);
         }
-        for i in 0..pv {
-            let bound = (0..pv).any(|k| self.conn[i * pv + k].q.val());
-            self.arb.req[i].next =
-                self.fcu[i].out_valid.val() && self.fcu[i].out_head.val() && !bound;
-            for j in 0..f {
-                let mut valid = false;
-                let mut cand = 0u64;
-                let lane = i * v + self._table.slot_lane(j);
-                for o in 0..p {
-                    if self._table.slot_port(j, o) && self.dec[lane].cand[o].val() {
-                        valid = true;
-                        cand = self._table.slot_output_vc(j, o) as u64;
-                    }
+        for q in 0..p {
+            self.valloc.req[q].next = rsel[q].is_some();
+            for j in 0..p {
+                let open = (0..v).any(|c| self.dec[q].cand[j * v + c].val() && !busy[j * v + c]);
+                self.valloc.cand[q * p + j].next = PortId::from(j as u64);
+                self.valloc.cand_valid[q * p + j].next = open;
+            }
+        }
+        // Per input port: the output VC granted (lowest free permitted VC
+        // of the granted port).
+        let mut alloc: Vec<Option<(usize, usize)>> = vec![None; p];
+        for q in 0..p {
+            for j in 0..p {
+                if !self.valloc.grant[q * p + j].val() {
+                    continue;
                 }
-                self.arb.cand[i * f + j].next = cand.into();
-                self.arb.cand_valid[i * f + j].next = valid;
-            }
-        }
-        // Switching: a flit crosses when its packet was granted an output
-        // VC now, or holds one with room.
-        for m in 0..pv * pv {
-            self.xbar.grant[m].next = self.arb.grant_out[m].val();
-        }
-        for i in 0..pv {
-            let granted = (0..pv).any(|k| self.arb.grant_out[k * pv + i].val());
-            let holds = (0..pv).any(|k| self.conn[i * pv + k].q.val() && has_credit[k]);
-            let go = self.fcu[i].out_valid.val() && (granted || holds);
-            self.fcu[i].out_ready.next = go;
-            self.xbar.in_valid[i].next = go;
-            self.xbar.in_head[i].next = self.fcu[i].out_head.val();
-            self.xbar.in_tail[i].next = self.fcu[i].out_tail.val();
-            // A head flit leaves with the header of the output it was granted.
-            let mut data = self.fcu[i].out_data.val();
-            if self.fcu[i].out_head.val() {
-                data = Bits::<W>::default();
-                for o in 0..p {
-                    if (0..v).any(|c| self.arb.grant_out[(o * v + c) * pv + i].val()) {
-                        data = data | self.dec[i * v].hdr[o].val();
+                for c in (0..v).rev() {
+                    if self.dec[q].cand[j * v + c].val() && !busy[j * v + c] {
+                        alloc[q] = Some((j, c));
                     }
                 }
             }
-            self.xbar.in_data[i].next = data;
-            for k in 0..pv {
-                let m = i * pv + k;
-                let moving = go && (self.arb.grant_out[k * pv + i].val() || self.conn[m].q.val());
-                self.conn[m].d.next = if rst {
+        }
+
+        // Switch allocation: per input port one VC that holds an output VC
+        // with a credit and has a flit; per output port one input port.
+        let mut ssel = vec![None; p];
+        let mut sroute = vec![(0usize, 0usize); p];
+        for q in 0..p {
+            let ready: Vec<bool> = (0..v)
+                .map(|c| {
+                    let i = q * v + c;
+                    let o = self.rport[i].q.val().index();
+                    let vc = self.rvc[i].q.val().index();
+                    self.fcu[i].out_valid.val()
+                        && self.routed[i].q.val()
+                        && o < p
+                        && vc < v
+                        && credit[o * v + vc] != 0
+                })
+                .collect();
+            ssel[q] = round_robin(self.sptr[q].q.val().index(), &ready);
+            let i = q * v + ssel[q].unwrap_or(0);
+            sroute[q] = (self.rport[i].q.val().index(), self.rvc[i].q.val().index());
+            self.salloc.req[q].next = ssel[q].is_some();
+            self.salloc.cand[q].next = self.rport[i].q.val();
+            self.salloc.cand_valid[q].next = true;
+        }
+        for o in 0..p {
+            self.salloc.out_free[o].next = true;
+            self.salloc.out_credits[o].next = Bits::<8>::from(0u64);
+            self.salloc.out_mux[o].next = Bits::<8>::from(0u64);
+        }
+        for m in 0..p * p {
+            self.xbar.grant[m].next = self.salloc.grant_out[m].val();
+        }
+        for q in 0..p {
+            let go = self.salloc.grant[q].val();
+            let i = q * v + ssel[q].unwrap_or(0);
+            self.xbar.in_data[q].next = self.fcu[i].out_data.val();
+            self.xbar.in_valid[q].next = go;
+            self.xbar.in_head[q].next = self.fcu[i].out_head.val();
+            self.xbar.in_tail[q].next = self.fcu[i].out_tail.val();
+            for c in 0..v {
+                self.fcu[q * v + c].out_ready.next = go && ssel[q] == Some(c);
+            }
+        }
+
+        // Output side: the head flit's header update of this port.
+        let mut out_vc = vec![0usize; p];
+        for o in 0..p {
+            let data = self.xbar.out_data[o].val();
+            self.out_data[o].next = if self.xbar.out_head[o].val() {
+                Bits::<W>::from(self._updates[o].apply(data.to_u64(), W))
+            } else {
+                data
+            };
+            self.out_valid[o].next = self.xbar.out_valid[o].val();
+            self.out_head[o].next = self.xbar.out_head[o].val();
+            self.out_tail[o].next = self.xbar.out_tail[o].val();
+            for q in 0..p {
+                if self.salloc.grant_out[o * p + q].val() {
+                    out_vc[o] |= sroute[q].1;
+                }
+            }
+            self.out_vc[o].next = VcId::from(out_vc[o] as u64);
+        }
+
+        // State.
+        for q in 0..p {
+            for c in 0..v {
+                let i = q * v + c;
+                let granted = rsel[q] == Some(c) && alloc[q].is_some();
+                let leaves = self.fcu[i].out_ready.val() && self.fcu[i].out_tail.val();
+                self.routed[i].d.next = if rst {
                     false
-                } else if moving {
-                    !self.fcu[i].out_tail.val()
+                } else if granted {
+                    true
+                } else if leaves {
+                    false
                 } else {
-                    self.conn[m].q.val()
+                    self.routed[i].q.val()
+                };
+                let (o, vc) = alloc[q].unwrap_or((0, 0));
+                self.rport[i].d.next = if rst {
+                    PortId::from(0u64)
+                } else if granted {
+                    PortId::from(o as u64)
+                } else {
+                    self.rport[i].q.val()
+                };
+                self.rvc[i].d.next = if rst {
+                    VcId::from(0u64)
+                } else if granted {
+                    VcId::from(vc as u64)
+                } else {
+                    self.rvc[i].q.val()
                 };
             }
+            let step = |x: VcId| {
+                if rst || x.index() + 1 >= v {
+                    VcId::from(0u64)
+                } else {
+                    x + VcId::from(1u64)
+                }
+            };
+            self.rptr[q].d.next = step(self.rptr[q].q.val());
+            self.sptr[q].d.next = step(self.sptr[q].q.val());
         }
-        // Output side: output VC k = o * V + c feeds VC c of port o.
         for o in 0..p {
             for c in 0..v {
                 let k = o * v + c;
-                self.vcc[o].in_data[c].next = self.xbar.out_data[k].val();
-                self.vcc[o].in_valid[c].next = self.xbar.out_valid[k].val();
-                self.vcc[o].in_head[c].next = self.xbar.out_head[k].val();
-                self.vcc[o].in_tail[c].next = self.xbar.out_tail[k].val();
-                self.vcc[o].credit_in[c].next = self.out_credit[k].val();
+                let sent = self.xbar.out_valid[o].val() && out_vc[o] == c;
+                let taken = alloc.contains(&Some((o, c)));
+                self.busy[k].d.next = if rst {
+                    false
+                } else if taken {
+                    true
+                } else if sent && self.xbar.out_tail[o].val() {
+                    false
+                } else {
+                    busy[k]
+                };
                 let mut next = self.credits[k].q.val();
-                if self.xbar.out_valid[k].val() {
+                if sent {
                     next = next - Count::from(1u64);
                 }
-                if self.vcc[o].credit_out[c].val() {
+                if self.out_credit[k].val() && credit[k] != self._depth as u64 {
                     next = next + Count::from(1u64);
                 }
                 if rst {
@@ -404,19 +622,14 @@ impl<const W: usize> Logic for Router<W> {
                 }
                 self.credits[k].d.next = next;
             }
-            self.out_data[o].next = self.vcc[o].phys_data.val();
-            self.out_valid[o].next = self.vcc[o].phys_valid.val();
-            self.out_head[o].next = self.vcc[o].phys_head.val();
-            self.out_tail[o].next = self.vcc[o].phys_tail.val();
-            self.out_vc[o].next = self.vcc[o].phys_vc.val();
         }
     }
 
     fn connect(&mut self) {
-        let (p, v, f) = (self._p, self._v, self._f);
+        let (p, v) = (self._p, self._v);
         let pv = p * v;
-        for k in 0..pv {
-            let u = &mut self.fcu[k];
+        for i in 0..pv {
+            let u = &mut self.fcu[i];
             u.clock.connect();
             u.rst.connect();
             u.in_data.connect();
@@ -426,57 +639,57 @@ impl<const W: usize> Logic for Router<W> {
             u.out_ready.connect();
             u.credit_in.connect();
             u.send_req.connect();
-            self.credits[k].clock.connect();
-            self.credits[k].d.connect();
-            self.in_credit[k].connect();
-            self.arb.out_free[k].connect();
-            self.arb.out_credits[k].connect();
-            self.arb.out_mux[k].connect();
-            self.arb.req[k].connect();
-            self.xbar.in_data[k].connect();
-            self.xbar.in_valid[k].connect();
-            self.xbar.in_head[k].connect();
-            self.xbar.in_tail[k].connect();
+            self.in_credit[i].connect();
+            for r in [&mut self.routed[i], &mut self.busy[i]] {
+                r.clock.connect();
+                r.d.connect();
+            }
+            self.rport[i].clock.connect();
+            self.rport[i].d.connect();
+            self.rvc[i].clock.connect();
+            self.rvc[i].d.connect();
+            self.credits[i].clock.connect();
+            self.credits[i].d.connect();
         }
-        for d in self.dec.iter_mut() {
-            d.clock.connect();
-            d.rst.connect();
-            d.cfg_we.connect();
-            d.cfg_node.connect();
+        for q in 0..p {
+            let d = &mut self.dec[q];
+            d.node_id.connect();
             d.in_data.connect();
             d.in_valid.connect();
             d.in_head.connect();
+            for r in [&mut self.rptr[q], &mut self.sptr[q]] {
+                r.clock.connect();
+                r.d.connect();
+            }
+            for a in [&mut self.valloc, &mut self.salloc] {
+                a.req[q].connect();
+                a.out_free[q].connect();
+                a.out_credits[q].connect();
+                a.out_mux[q].connect();
+            }
+            self.salloc.cand[q].connect();
+            self.salloc.cand_valid[q].connect();
+            for j in 0..p {
+                self.valloc.cand[q * p + j].connect();
+                self.valloc.cand_valid[q * p + j].connect();
+                self.xbar.grant[q * p + j].connect();
+            }
+            self.xbar.in_data[q].connect();
+            self.xbar.in_valid[q].connect();
+            self.xbar.in_head[q].connect();
+            self.xbar.in_tail[q].connect();
+            self.out_data[q].connect();
+            self.out_valid[q].connect();
+            self.out_head[q].connect();
+            self.out_tail[q].connect();
+            self.out_vc[q].connect();
         }
-        for m in 0..pv * f {
-            self.arb.cand[m].connect();
-            self.arb.cand_valid[m].connect();
+        for a in [&mut self.valloc, &mut self.salloc] {
+            a.clock.connect();
+            a.rst.connect();
         }
-        for m in 0..pv * pv {
-            self.conn[m].clock.connect();
-            self.conn[m].d.connect();
-            self.xbar.grant[m].connect();
-        }
-        self.arb.clock.connect();
-        self.arb.rst.connect();
         self.xbar.clock.connect();
         self.xbar.rst.connect();
-        for o in 0..p {
-            let c = &mut self.vcc[o];
-            c.clock.connect();
-            c.rst.connect();
-            for x in 0..v {
-                c.in_data[x].connect();
-                c.in_valid[x].connect();
-                c.in_head[x].connect();
-                c.in_tail[x].connect();
-                c.credit_in[x].connect();
-            }
-            self.out_data[o].connect();
-            self.out_valid[o].connect();
-            self.out_head[o].connect();
-            self.out_tail[o].connect();
-            self.out_vc[o].connect();
-        }
     }
 
     fn hdl(&self) -> Verilog {
@@ -484,189 +697,343 @@ impl<const W: usize> Logic for Router<W> {
     }
 }
 
+/// The Verilog condition "VC `c` comes in pass `pass` of the rotating
+/// order starting at pointer `ptr`" ([`round_robin`]), folded where it is
+/// constant (Verilator flags constant comparisons).
+fn rr_condition(pass: usize, c: usize, ptr: &str) -> String {
+    let top = (1 << VC_BITS) - 1;
+    match (pass, c) {
+        // Pass 0: c >= ptr.
+        (0, 0) => format!("({ptr} == {VC_BITS}'d0)"),
+        (0, c) if c == top => "1'b1".into(),
+        (0, c) => format!("({ptr} <= {VC_BITS}'d{c})"),
+        // Pass 1: c < ptr.
+        (_, 0) => format!("({ptr} != {VC_BITS}'d0)"),
+        (_, c) if c == top => "1'b0".into(),
+        (_, c) => format!("({ptr} > {VC_BITS}'d{c})"),
+    }
+}
+
+/// Verilog for [`round_robin`] at input port `q`: `any$q` and `sel$q` from
+/// the flags `flag$i` of its VCs i = q V + c and the pointer `ptr$q`.
+fn round_robin_verilog(
+    q: usize,
+    v: usize,
+    flag: &str,
+    any: &str,
+    sel: &str,
+    ptr: &str,
+) -> Vec<String> {
+    let mut out = vec![format!("    {any}${q} = 1'b0; {sel}${q} = {VC_BITS}'d0;")];
+    for pass in 0..2 {
+        for c in 0..v {
+            let cond = rr_condition(pass, c, &format!("{ptr}${q}$q"));
+            if cond != "1'b0" {
+                out.push(format!(
+                    "    if ({flag}${} & {cond} & ~{any}${q}) begin {any}${q} = 1'b1; \
+                     {sel}${q} = {VC_BITS}'d{c}; end",
+                    q * v + c
+                ));
+            }
+        }
+    }
+    out
+}
+
 impl<const W: usize> Router<W> {
     /// The glue logic of [`Logic::update`] as Verilog, one always block per
-    /// stage (inputs, decoders, arbiter, switching, outputs).
+    /// stage (inputs, routing, VC allocation, switch allocation, outputs,
+    /// state).
     fn glue_verilog(&self) -> String {
-        let (p, v, f) = (self._p, self._v, self._f);
+        let (p, v) = (self._p, self._v);
         let pv = p * v;
         let cb = COUNT_BITS;
+        let vb = VC_BITS;
+        let pb = PORT_BITS;
         let mut s = String::new();
         let mut line = |t: String| {
             s.push_str("    ");
             s.push_str(&t);
             s.push('\n');
         };
-        line("// Clocks and resets of the blocks.".into());
-        line("always @(*) begin".into());
-        for k in 0..pv {
-            line(format!("    fcu${k}$clock = clock; fcu${k}$rst = rst;"));
-            line(format!("    credits${k}$clock = clock;"));
-        }
-        for x in 0..pv * v {
-            line(format!("    dec${x}$clock = clock; dec${x}$rst = rst;"));
+        line("// Glue intermediates.".into());
+        for q in 0..p {
             line(format!(
-                "    dec${x}$cfg_we = 1'b{}; dec${x}$cfg_node = node_id;",
-                u8::from(self._absolute)
+                "reg rany${q}; reg [{}:0] rsel${q}; reg sany${q}; reg [{}:0] ssel${q};",
+                vb - 1,
+                vb - 1
+            ));
+            line(format!(
+                "reg [{}:0] sport${q}; reg [{}:0] svc${q}; reg agot${q}; reg [{}:0] aport${q}; \
+                 reg [{}:0] avc${q};",
+                pb - 1,
+                vb - 1,
+                pb - 1,
+                vb - 1
             ));
         }
-        for m in 0..pv * pv {
-            line(format!("    conn${m}$clock = clock;"));
+        line("reg [255:0] cnz;".into());
+
+        line("// Clocks and resets of the blocks.".into());
+        line("always @(*) begin".into());
+        for i in 0..pv {
+            line(format!("    fcu${i}$clock = clock; fcu${i}$rst = rst;"));
+            line(format!(
+                "    routed${i}$clock = clock; rport${i}$clock = clock; rvc${i}$clock = clock; \
+                 busy${i}$clock = clock; credits${i}$clock = clock;"
+            ));
         }
-        line("    arb$clock = clock; arb$rst = rst;".into());
+        for q in 0..p {
+            line(format!(
+                "    rptr${q}$clock = clock; sptr${q}$clock = clock;"
+            ));
+        }
+        line("    valloc$clock = clock; valloc$rst = rst;".into());
+        line("    salloc$clock = clock; salloc$rst = rst;".into());
         line("    xbar$clock = clock; xbar$rst = rst;".into());
-        for o in 0..p {
-            line(format!("    vcc${o}$clock = clock; vcc${o}$rst = rst;"));
-        }
         line("end".into());
 
         line("// Input side: the flit goes to the buffer of its VC.".into());
         line("always @(*) begin".into());
         for q in 0..p {
             for c in 0..v {
-                let k = q * v + c;
-                line(format!("    fcu${k}$in_data = in_data${q};"));
+                let i = q * v + c;
+                line(format!("    fcu${i}$in_data = in_data${q};"));
                 line(format!(
-                    "    fcu${k}$in_valid = in_valid${q} & (in_vc${q} == {VC_BITS}'d{c});"
+                    "    fcu${i}$in_valid = in_valid${q} & (in_vc${q} == {vb}'d{c});"
                 ));
-                line(format!("    fcu${k}$in_head = in_head${q};"));
-                line(format!("    fcu${k}$in_tail = in_tail${q};"));
+                line(format!("    fcu${i}$in_head = in_head${q};"));
+                line(format!("    fcu${i}$in_tail = in_tail${q};"));
                 line(format!(
-                    "    fcu${k}$credit_in = 1'b0; fcu${k}$send_req = 1'b0;"
+                    "    fcu${i}$credit_in = 1'b0; fcu${i}$send_req = 1'b0;"
                 ));
-                line(format!("    in_credit${k} = fcu${k}$credit_out;"));
+                line(format!("    in_credit${i} = fcu${i}$credit_out;"));
             }
         }
         line("end".into());
 
-        line("// Address decoders on the flits at the buffers' fronts.".into());
+        line("// Routing: per input port one waiting head flit, round robin.".into());
+        for i in 0..pv {
+            line(format!(
+                "wire wait${i} = fcu${i}$out_valid & fcu${i}$out_head & ~routed${i}$q;"
+            ));
+        }
         line("always @(*) begin".into());
-        for x in 0..pv * v {
-            let i = x / v;
-            line(format!("    dec${x}$in_data = fcu${i}$out_data;"));
-            line(format!("    dec${x}$in_valid = fcu${i}$out_valid;"));
-            line(format!("    dec${x}$in_head = fcu${i}$out_head;"));
+        for q in 0..p {
+            for t in round_robin_verilog(q, v, "wait", "rany", "rsel", "rptr") {
+                line(t);
+            }
+            line(format!("    dec${q}$node_id = node_id;"));
+            line(format!("    dec${q}$in_data = fcu${}$out_data;", q * v));
+            for c in 1..v {
+                line(format!(
+                    "    if (rsel${q} == {vb}'d{c}) dec${q}$in_data = fcu${}$out_data;",
+                    q * v + c
+                ));
+            }
+            line(format!(
+                "    dec${q}$in_valid = rany${q}; dec${q}$in_head = rany${q};"
+            ));
         }
         line("end".into());
 
-        line("// Routing arbiter: requests, candidates, output status.".into());
-        for k in 0..pv {
-            line(format!("wire has_credit${k} = credits${k}$q != {cb}'d0;"));
-        }
-        for i in 0..pv {
-            let any: Vec<String> = (0..pv).map(|k| format!("conn${}$q", i * pv + k)).collect();
-            line(format!("wire bound${i} = {};", any.join(" | ")));
+        line("// VC allocation: candidate slot j = output port j with a free permitted VC.".into());
+        for o in 0..p {
+            let sum: Vec<String> = (0..v)
+                .map(|c| format!("{{{}'d0, credits${}$q}}", 9 - cb, o * v + c))
+                .collect();
+            line(format!("wire [8:0] csum${o} = {};", sum.join(" + ")));
+            let held: Vec<String> = (0..v)
+                .map(|c| format!("{{7'd0, busy${}$q}}", o * v + c))
+                .collect();
+            line(format!("wire [7:0] bsum${o} = {};", held.join(" + ")));
         }
         line("always @(*) begin".into());
-        for k in 0..pv {
+        for o in 0..p {
+            line(format!("    valloc$out_free${o} = 1'b1;"));
             line(format!(
-                "    arb$out_free${k} = ~xbar$out_busy${k} & has_credit${k};"
+                "    valloc$out_credits${o} = csum${o}[8] ? 8'hff : csum${o}[7:0];"
             ));
-            line(format!(
-                "    arb$out_credits${k} = {{{}'d0, credits${k}$q}};",
-                8 - cb
-            ));
-            let o = k / v;
-            let held: Vec<String> = (0..v)
-                .map(|c| format!("{{7'd0, xbar$out_busy${}}}", o * v + c))
-                .collect();
-            line(format!("    arb$out_mux${k} = {};", held.join(" + ")));
+            line(format!("    valloc$out_mux${o} = bsum${o};"));
         }
-        for i in 0..pv {
-            line(format!(
-                "    arb$req${i} = fcu${i}$out_valid & fcu${i}$out_head & ~bound${i};"
-            ));
-            for j in 0..f {
-                let m = i * f + j;
+        for q in 0..p {
+            line(format!("    valloc$req${q} = rany${q};"));
+            for j in 0..p {
+                let m = q * p + j;
+                let open: Vec<String> = (0..v)
+                    .map(|c| format!("(dec${q}$cand${} & ~busy${}$q)", j * v + c, j * v + c))
+                    .collect();
                 line(format!(
-                    "    arb$cand${m} = 4'd0; arb$cand_valid${m} = 1'b0;"
+                    "    valloc$cand${m} = {pb}'d{j}; valloc$cand_valid${m} = {};",
+                    open.join(" | ")
                 ));
-                let lane = i * v + self._table.slot_lane(j);
-                for o in 0..p {
-                    if self._table.slot_port(j, o) {
-                        line(format!(
-                            "    if (dec${lane}$cand${o}) begin arb$cand_valid${m} = 1'b1; \
-                             arb$cand${m} = 4'd{}; end",
-                            self._table.slot_output_vc(j, o)
-                        ));
-                    }
+            }
+        }
+        line("end".into());
+        line("always @(*) begin".into());
+        for q in 0..p {
+            line(format!(
+                "    agot${q} = 1'b0; aport${q} = {pb}'d0; avc${q} = {vb}'d0;"
+            ));
+            for j in 0..p {
+                for c in (0..v).rev() {
+                    line(format!(
+                        "    if (valloc$grant${} & dec${q}$cand${} & ~busy${}$q) begin \
+                         agot${q} = 1'b1; aport${q} = {pb}'d{j}; avc${q} = {vb}'d{c}; end",
+                        q * p + j,
+                        j * v + c,
+                        j * v + c
+                    ));
                 }
             }
         }
         line("end".into());
 
-        line("// Switching: granted now, or holding an output VC with room.".into());
+        line(
+            "// Switch allocation: per input port one ready VC, per output port one input.".into(),
+        );
+        line("always @(*) begin".into());
+        line("    cnz = 256'h0;".into());
+        for o in 0..p {
+            for c in 0..v {
+                let k = o * v + c;
+                line(format!(
+                    "    cnz[{}] = credits${k}$q != {cb}'d0;",
+                    (o << vb) + c
+                ));
+            }
+        }
+        line("end".into());
         for i in 0..pv {
-            let granted: Vec<String> = (0..pv)
-                .map(|k| format!("arb$grant_out${}", k * pv + i))
-                .collect();
-            let holds: Vec<String> = (0..pv)
-                .map(|k| format!("(conn${}$q & has_credit${k})", i * pv + k))
-                .collect();
             line(format!(
-                "wire go${i} = fcu${i}$out_valid & ({} | {});",
-                granted.join(" | "),
-                holds.join(" | ")
+                "wire ready${i} = fcu${i}$out_valid & routed${i}$q & cnz[{{rport${i}$q, rvc${i}$q}}];"
             ));
         }
         line("always @(*) begin".into());
-        for m in 0..pv * pv {
-            line(format!("    xbar$grant${m} = arb$grant_out${m};"));
-        }
-        for i in 0..pv {
-            line(format!("    fcu${i}$out_ready = go${i};"));
-            line(format!("    xbar$in_valid${i} = go${i};"));
-            line(format!("    xbar$in_head${i} = fcu${i}$out_head;"));
-            line(format!("    xbar$in_tail${i} = fcu${i}$out_tail;"));
-            line(format!("    if (fcu${i}$out_head) begin"));
-            line(format!("        xbar$in_data${i} = {W}'h0;"));
-            for o in 0..p {
-                let g: Vec<String> = (0..v)
-                    .map(|c| format!("arb$grant_out${}", (o * v + c) * pv + i))
-                    .collect();
+        for q in 0..p {
+            for t in round_robin_verilog(q, v, "ready", "sany", "ssel", "sptr") {
+                line(t);
+            }
+            let i0 = q * v;
+            line(format!(
+                "    sport${q} = rport${i0}$q; svc${q} = rvc${i0}$q;"
+            ));
+            line(format!(
+                "    xbar$in_data${q} = fcu${i0}$out_data; xbar$in_head${q} = fcu${i0}$out_head; \
+                 xbar$in_tail${q} = fcu${i0}$out_tail;"
+            ));
+            for c in 1..v {
+                let i = q * v + c;
                 line(format!(
-                    "        if ({}) xbar$in_data${i} = xbar$in_data${i} | dec${}$hdr${o};",
-                    g.join(" | "),
-                    i * v
+                    "    if (ssel${q} == {vb}'d{c}) begin sport${q} = rport${i}$q; svc${q} = rvc${i}$q; \
+                     xbar$in_data${q} = fcu${i}$out_data; xbar$in_head${q} = fcu${i}$out_head; \
+                     xbar$in_tail${q} = fcu${i}$out_tail; end"
                 ));
             }
-            line(format!("    end else xbar$in_data${i} = fcu${i}$out_data;"));
-            for k in 0..pv {
-                let m = i * pv + k;
+            line(format!(
+                "    salloc$req${q} = sany${q}; salloc$cand${q} = sport${q}; salloc$cand_valid${q} = 1'b1;"
+            ));
+            line(format!(
+                "    salloc$out_free${q} = 1'b1; salloc$out_credits${q} = 8'd0; salloc$out_mux${q} = 8'd0;"
+            ));
+        }
+        line("end".into());
+        line("always @(*) begin".into());
+        for m in 0..p * p {
+            line(format!("    xbar$grant${m} = salloc$grant_out${m};"));
+        }
+        for q in 0..p {
+            line(format!("    xbar$in_valid${q} = salloc$grant${q};"));
+            for c in 0..v {
                 line(format!(
-                    "    if (rst) conn${m}$d = 1'b0; \
-                     else if (go${i} & (arb$grant_out${} | conn${m}$q)) conn${m}$d = ~fcu${i}$out_tail; \
-                     else conn${m}$d = conn${m}$q;",
-                    k * pv + i
+                    "    fcu${}$out_ready = salloc$grant${q} & (ssel${q} == {vb}'d{c});",
+                    q * v + c
                 ));
             }
         }
         line("end".into());
 
-        line("// Output side: output VC k = o * V + c feeds VC c of port o.".into());
+        line("// Output side: the header update of each port, the output VC.".into());
         line("always @(*) begin".into());
+        for o in 0..p {
+            let x = format!("xbar$out_data${o}");
+            line(format!(
+                "    out_data${o} = xbar$out_head${o} ? {} : {x};",
+                self._updates[o].verilog(&x, W)
+            ));
+            line(format!("    out_valid${o} = xbar$out_valid${o};"));
+            line(format!("    out_head${o} = xbar$out_head${o};"));
+            line(format!("    out_tail${o} = xbar$out_tail${o};"));
+            line(format!("    out_vc${o} = {vb}'d0;"));
+            for q in 0..p {
+                line(format!(
+                    "    if (salloc$grant_out${}) out_vc${o} = out_vc${o} | svc${q};",
+                    o * p + q
+                ));
+            }
+        }
+        line("end".into());
+
+        line("// State: held output VCs, credits, round-robin pointers.".into());
+        line("always @(*) begin".into());
+        let step = |r: &str| {
+            if v == 1 {
+                format!("{vb}'d0")
+            } else {
+                format!("({r} >= {vb}'d{}) ? {vb}'d0 : {r} + {vb}'d1", v - 1)
+            }
+        };
+        for q in 0..p {
+            for c in 0..v {
+                let i = q * v + c;
+                let granted = format!("(agot${q} & (rsel${q} == {vb}'d{c}))");
+                line(format!(
+                    "    if (rst) routed${i}$d = 1'b0; else if {granted} routed${i}$d = 1'b1; \
+                     else if (fcu${i}$out_ready & fcu${i}$out_tail) routed${i}$d = 1'b0; \
+                     else routed${i}$d = routed${i}$q;"
+                ));
+                line(format!(
+                    "    if (rst) rport${i}$d = {pb}'d0; else if {granted} rport${i}$d = aport${q}; \
+                     else rport${i}$d = rport${i}$q;"
+                ));
+                line(format!(
+                    "    if (rst) rvc${i}$d = {vb}'d0; else if {granted} rvc${i}$d = avc${q}; \
+                     else rvc${i}$d = rvc${i}$q;"
+                ));
+            }
+            for r in ["rptr", "sptr"] {
+                let cur = format!("{r}${q}$q");
+                line(format!(
+                    "    if (rst) {r}${q}$d = {vb}'d0; else {r}${q}$d = {};",
+                    step(&cur)
+                ));
+            }
+        }
         for o in 0..p {
             for c in 0..v {
                 let k = o * v + c;
-                line(format!("    vcc${o}$in_data${c} = xbar$out_data${k};"));
-                line(format!("    vcc${o}$in_valid${c} = xbar$out_valid${k};"));
-                line(format!("    vcc${o}$in_head${c} = xbar$out_head${k};"));
-                line(format!("    vcc${o}$in_tail${c} = xbar$out_tail${k};"));
-                line(format!("    vcc${o}$credit_in${c} = out_credit${k};"));
+                let taken: Vec<String> = (0..p)
+                    .map(|q| {
+                        format!("(agot${q} & (aport${q} == {pb}'d{o}) & (avc${q} == {vb}'d{c}))")
+                    })
+                    .collect();
+                let sent = format!("(xbar$out_valid${o} & (out_vc${o} == {vb}'d{c}))");
+                line(format!(
+                    "    if (rst) busy${k}$d = 1'b0; else if ({}) busy${k}$d = 1'b1; \
+                     else if ({sent} & xbar$out_tail${o}) busy${k}$d = 1'b0; \
+                     else busy${k}$d = busy${k}$q;",
+                    taken.join(" | ")
+                ));
                 line(format!(
                     "    if (rst) credits${k}$d = {cb}'d{}; \
-                     else credits${k}$d = credits${k}$q - {{{}'d0, xbar$out_valid${k}}} \
-                     + {{{}'d0, vcc${o}$credit_out${c}}};",
+                     else credits${k}$d = credits${k}$q - {{{}'d0, {sent}}} \
+                     + {{{}'d0, out_credit${k} & (credits${k}$q != {cb}'d{})}};",
                     self._depth,
                     cb - 1,
-                    cb - 1
+                    cb - 1,
+                    self._depth
                 ));
             }
-            line(format!("    out_data${o} = vcc${o}$phys_data;"));
-            line(format!("    out_valid${o} = vcc${o}$phys_valid;"));
-            line(format!("    out_head${o} = vcc${o}$phys_head;"));
-            line(format!("    out_tail${o} = vcc${o}$phys_tail;"));
-            line(format!("    out_vc${o} = vcc${o}$phys_vc;"));
         }
         line("end".into());
         let _ = writeln!(s);
@@ -711,15 +1078,19 @@ impl<const W: usize> HwBlock for Router<W> {
 
 /// Verilator waivers for the router's rust-hdl modules, with their reasons.
 const CORE_WAIVERS: &str = "\
-// Waiver UNUSEDSIGNAL: the router leaves some block outputs unread: the send
-// side of the input buffers (each output VC's downstream credits live in its
-// VC controller), the routing arbiter's per-candidate grants (the router uses
-// its crossbar grants), and the buffers' overflow flags (never raised: the
-// router sends into a buffer only with a credit for it).
+// Waiver UNUSEDSIGNAL: the router leaves some block outputs and input bits
+// unread: the send side of the input buffers (each output VC's downstream
+// credits are counted at the output), the allocators' per-candidate grants
+// or crossbar grants where the other form is used, the crossbar's busy flags
+// (a per-flit crossbar holds no connection), the buffers' overflow flags
+// (never raised: the router sends into a buffer only with a credit for it),
+// and the payload bits of head flits and node_id bits the decoders do not
+// read.
 /* verilator lint_off UNUSEDSIGNAL */
-// Waiver UNOPTFLAT: each block is one always block, so Verilator sees a loop
-// through the crossbar (busy flags out, flits in) and the routing arbiter;
-// the busy flags and free flags come from flip-flops, no real loop exists.
+// Waiver UNOPTFLAT: each block is one always block, so Verilator sees loops
+// through the allocators, the decoders and the crossbar at the granularity
+// of whole blocks; every loop is cut by a flip-flop (pointers, held output
+// VCs, credits, buffers), none exists bit by bit.
 /* verilator lint_off UNOPTFLAT */
 ";
 
@@ -731,15 +1102,19 @@ pub fn core_name(spec: &RouterSpec) -> String {
 /// The rust-hdl router's Verilog, its modules renamed under
 /// `<name>_core` (no clean top module).
 pub fn core_verilog(spec: &RouterSpec) -> Result<String> {
-    fn emit<const W: usize>(spec: &RouterSpec) -> Result<String> {
-        let mut r = Router::<W>::new(spec)?;
+    core_verilog_of(spec, compile(spec)?)
+}
+
+fn core_verilog_of(spec: &RouterSpec, table: CompiledTable) -> Result<String> {
+    fn emit<const W: usize>(spec: &RouterSpec, table: CompiledTable) -> Result<String> {
+        let mut r = Router::<W>::with_table(spec, table)?;
         crate::blocks::prepare(&mut r);
         Ok(generate_verilog(&r))
     }
     let text = match spec.flit_width {
-        16 => emit::<16>(spec)?,
-        32 => emit::<32>(spec)?,
-        64 => emit::<64>(spec)?,
+        16 => emit::<16>(spec, table)?,
+        32 => emit::<32>(spec, table)?,
+        64 => emit::<64>(spec, table)?,
         w => return Err(unsupported(format!("flit width {w}"))),
     };
     Ok(format!(
@@ -752,8 +1127,9 @@ pub fn core_verilog(spec: &RouterSpec) -> Result<String> {
 /// configuration's name and a top module `spec.name()` with exactly the
 /// ports of docs/interface.md.
 pub fn verilog(spec: &RouterSpec) -> Result<String> {
-    let core = core_verilog(spec)?;
-    let top = top_verilog(spec)?;
+    let table = compile(spec)?;
+    let top = top_verilog_of(spec, &table)?;
+    let core = core_verilog_of(spec, table)?;
     Ok(format!("{top}\n{core}"))
 }
 
@@ -766,16 +1142,33 @@ pub fn vc_bits(vcs: u32) -> u32 {
     b
 }
 
+/// Whether the top module of `spec` has a `node_id` input, and its width
+/// (docs/interface.md: n coordinates of `coord_bits` each).
+pub fn node_id_bits(spec: &RouterSpec) -> Result<Option<u32>> {
+    let table = compile(spec)?;
+    Ok(node_bits_of(&table))
+}
+
+fn node_bits_of(table: &CompiledTable) -> Option<u32> {
+    table
+        .needs_node()
+        .then_some((table.shape.dims * table.shape.coord_bits) as u32)
+}
+
 const TOP_TEMPLATE: &str = include_str!("../../templates/router_top.v.tera");
 
 /// The clean top module, from `templates/router_top.v.tera`.
 pub fn top_verilog(spec: &RouterSpec) -> Result<String> {
-    compile(spec)?;
+    top_verilog_of(spec, &compile(spec)?)
+}
+
+fn top_verilog_of(spec: &RouterSpec, table: &CompiledTable) -> Result<String> {
     let mut ctx = tera::Context::new();
-    let ports: Vec<usize> = (0..spec.physical_ports() as usize).collect();
+    let ports: Vec<usize> = (0..table.ports()).collect();
     let vb = vc_bits(spec.vcs);
     ctx.insert("name", &spec.name());
     ctx.insert("core", &core_name(spec));
+    ctx.insert("hypercube", &(spec.topology == Topology::Hypercube));
     ctx.insert("ports", &ports);
     ctx.insert("w", &spec.flit_width);
     ctx.insert("v", &spec.vcs);
@@ -783,10 +1176,10 @@ pub fn top_verilog(spec: &RouterSpec) -> Result<String> {
     ctx.insert("vc_pad", &(VC_BITS as u32 - vb));
     ctx.insert("vc_inner", &VC_BITS);
     ctx.insert("lanes", &(0..spec.vcs as usize).collect::<Vec<_>>());
-    let node_bits = spec.dims * spec.address_field_bits();
-    ctx.insert("absolute", &(spec.addressing == Addressing::Absolute));
-    ctx.insert("node_bits", &node_bits);
-    ctx.insert("node_pad", &(spec.flit_width - node_bits));
+    let node_bits = node_bits_of(table);
+    ctx.insert("has_node", &node_bits.is_some());
+    ctx.insert("node_bits", &node_bits.unwrap_or(0));
+    ctx.insert("node_pad", &(spec.flit_width - node_bits.unwrap_or(0)));
     tera::Tera::one_off(TOP_TEMPLATE, &ctx, false)
         .map_err(|e| Error::InvalidSpec(format!("router top template: {e}")))
 }

@@ -126,8 +126,11 @@ pub struct BlockInfo {
     pub chien: Option<Module>,
 }
 
-/// The router's block instances by name (src/router: `fcu`, `dec`, `arb`,
-/// `xbar`, `vcc`, `credits`, `conn`); other names are shown as they are.
+/// The router's block instances by name (src/router: `fcu`, `dec`,
+/// `valloc`, `salloc`, `xbar`, `credits`, `busy`, `routed`, `rport`,
+/// `rvc`); other names are shown as they are. Chien's VC controller
+/// (Figure 1: it multiplexes the VCs onto the physical channel) is here the
+/// switch allocator with the output VCs' credit counters and held flags.
 pub fn block_info(stem: &str) -> BlockInfo {
     let (title, chien) = match stem {
         "fcu" => (
@@ -135,22 +138,40 @@ pub fn block_info(stem: &str) -> BlockInfo {
             Some(Module::FlowControlUnit),
         ),
         "dec" => ("address decoder", Some(Module::AddressDecoder)),
-        "arb" => ("routing arbiter", Some(Module::RoutingArbiter)),
+        "valloc" => (
+            "routing arbiter (VC allocation)",
+            Some(Module::RoutingArbiter),
+        ),
         "sel" => ("header selector", Some(Module::HeaderSelector)),
         "xbar" => ("crossbar", Some(Module::Crossbar)),
-        "vcc" => ("VC controller + output buffers", Some(Module::VcController)),
-        "credits" => ("output credit counters", None),
-        "conn" => ("connection state", None),
+        "salloc" => (
+            "VC controller: switch allocation",
+            Some(Module::VcController),
+        ),
+        "credits" => (
+            "VC controller: output VC credit counters",
+            Some(Module::VcController),
+        ),
+        "busy" => (
+            "VC controller: output VC held by a packet",
+            Some(Module::VcController),
+        ),
+        "routed" => ("input VC: output VC allocated", None),
+        "rport" => ("input VC: allocated output port", None),
+        "rvc" => ("input VC: allocated output VC", None),
         _ => ("", None),
     };
     BlockInfo { title, chien }
 }
 
 fn block_rank(stem: &str) -> usize {
-    ["fcu", "dec", "arb", "sel", "xbar", "vcc", "credits", "conn"]
-        .iter()
-        .position(|s| *s == stem)
-        .unwrap_or(99)
+    [
+        "fcu", "dec", "valloc", "sel", "xbar", "salloc", "credits", "busy", "routed", "rport",
+        "rvc",
+    ]
+    .iter()
+    .position(|s| *s == stem)
+    .unwrap_or(99)
 }
 
 #[cfg(test)]
