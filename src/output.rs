@@ -35,6 +35,26 @@ struct JsonReport<'a> {
     /// the reason in `rtl_missing` where routergen cannot build it yet.
     rtl: Option<String>,
     rtl_missing: Option<String>,
+    /// With `--table economical`: the table's reset contents
+    /// (docs/interface.md), the values the `cfg_*` port writes.
+    routing_table: Option<JsonTable>,
+}
+
+/// The router's economical-storage table: `entries[e]` for entry
+/// e = sum_d s_d 3^d (s_d: 0 equal, 1 greater, 2 smaller), each the ports
+/// (`mask`, bit p = port p, as `cfg_mask`) and VC class (`cfg_class`);
+/// `classes[c][p]`: the VCs (bit v) class c permits on port p.
+#[derive(Serialize)]
+struct JsonTable {
+    entries: Vec<JsonEntry>,
+    classes: Vec<Vec<u32>>,
+}
+
+#[derive(Serialize)]
+struct JsonEntry {
+    signs: String,
+    mask: u32,
+    class: u8,
 }
 
 /// The deadlock checker's verdict on the spec's own network.
@@ -53,9 +73,9 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
     let relation = Relation::new(spec.algorithm, net, spec.vcs)?;
     let proof = check::check(&relation, true);
     let rtl_path = format!("rtl/{}.v", spec.name());
-    let (rtl, rtl_missing) = match router::supported(spec) {
-        Ok(()) => (Some(router::verilog(spec)?), None),
-        Err(why) => (None, Some(why.to_string())),
+    let (rtl, rtl_missing, es) = match router::compile(spec) {
+        Ok(t) => (Some(router::verilog(spec)?), None, t.es),
+        Err(why) => (None, Some(why.to_string()), None),
     };
     let json = JsonReport {
         name: spec.name(),
@@ -71,6 +91,19 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
         tables: &proof.tables,
         rtl: rtl.as_ref().map(|_| rtl_path.clone()),
         rtl_missing: rtl_missing.clone(),
+        routing_table: es.as_ref().map(|t| JsonTable {
+            entries: t
+                .entries
+                .iter()
+                .enumerate()
+                .map(|(e, x)| JsonEntry {
+                    signs: t.signs_text(e),
+                    mask: x.mask,
+                    class: x.class,
+                })
+                .collect(),
+            classes: t.classes.clone(),
+        }),
     };
     let mut report_json = serde_json::to_string_pretty(&json).expect("reports serialize");
     report_json.push('\n');
@@ -95,6 +128,18 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
         ),
         Some(why) => format!("\n## RTL\n\nNot generated: {why}\n"),
     });
+    if let Some(t) = &es {
+        md.push_str(&format!(
+            "\n## Routing table\n\nThe economical-storage table (LAPSES §5.2.1) the router \
+             loads at reset, computed from the routing relation; the `cfg_*` port \
+             (docs/interface.md) rewrites an entry: `cfg_addr` = entry, `cfg_mask` = \
+             ports (bit p = port p), `cfg_class` = VC class ({} bits). A VC class names, \
+             per port, the VCs an entry of that class permits there (fixed when the router \
+             is generated; a class number past the list permits nothing).\n\n{}",
+            t.class_bits(),
+            t.to_markdown()
+        ));
+    }
     let mut files = vec![
         (PathBuf::from(SPEC_FILE), spec_toml(spec)),
         (PathBuf::from("report.md"), md),

@@ -328,6 +328,49 @@ fn generated_checks_pass_planar_and_duato() {
     ]);
 }
 
+/// The economical-storage table (LAPSES §5.2) through the output
+/// directory's checks, its `cfg_*` port held idle: the reset contents route
+/// as the relation the checkers come from. report.md lists LAPSES Figure
+/// 7(d)'s north-last entries for the (+,+) and (-,-) quadrants (written
+/// here from the survey's north-last rule, north = +y: no turn after going
+/// north, so (+,+) goes +x first; (-,-) may go -x or -y).
+#[test]
+fn generated_checks_pass_economical_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("nl");
+    generate(
+        &dir,
+        &[
+            "--algo",
+            "north-last",
+            "--table",
+            "economical",
+            "--radix",
+            "3",
+        ],
+    );
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("## Routing table"), "{md}");
+    assert!(md.contains("| 4 | (+,+) | p1 (0x2) | 0 |"), "{md}");
+    assert!(md.contains("| 8 | (-,-) | p2 p4 (0x14) | 0 |"), "{md}");
+    let json = std::fs::read_to_string(dir.join("report.json")).unwrap();
+    assert!(json.contains("\"routing_table\""), "{json}");
+    lint_and_sim(&[
+        ("es-nl", &["--algo", "north-last", "--table", "economical"]),
+        (
+            "es-duato",
+            &[
+                "--algo",
+                "duato",
+                "--table",
+                "economical",
+                "--path-selection",
+                "lru",
+            ],
+        ),
+    ]);
+}
+
 /// The FPGA scripts on the smallest router.
 #[test]
 fn generated_fpga_synthesis_scripts_run() {

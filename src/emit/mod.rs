@@ -117,9 +117,26 @@ pub fn files(spec: &RouterSpec, rtl: &str) -> Result<Vec<(PathBuf, String)>> {
         Error::InvalidSpec(format!("the router Verilog has no top module {name}"))
     })?;
     let node_id = ports.iter().find(|p| p.0 == "node_id").cloned();
+    // The routing-table port (docs/interface.md), held idle: the table's
+    // reset contents are the relation the checkers are built from.
+    let cfg: Vec<ModulePort> = ports
+        .iter()
+        .filter(|p| p.0.starts_with("cfg_"))
+        .cloned()
+        .collect();
     let mut expected = documented_ports(spec);
     if let Some(id) = &node_id {
         expected.insert(2, id.clone());
+    }
+    if spec.table == crate::spec::TableStorage::Economical {
+        let at = 2 + usize::from(node_id.is_some());
+        for (i, name) in ["cfg_we", "cfg_addr", "cfg_mask", "cfg_class"]
+            .iter()
+            .enumerate()
+        {
+            let width = cfg.iter().find(|p| p.0 == *name).map_or(0, |p| p.2);
+            expected.insert(at + i, (name.to_string(), true, width));
+        }
     }
     if ports != expected {
         return Err(Error::InvalidSpec(format!(
@@ -158,6 +175,12 @@ pub fn files(spec: &RouterSpec, rtl: &str) -> Result<Vec<(PathBuf, String)>> {
     ctx.insert("stimulus", &stim_path);
     ctx.insert("seed", &SEED);
     ctx.insert("node_id", &node_id.is_some());
+    ctx.insert(
+        "cfg",
+        &cfg.iter()
+            .map(|(name, _, width)| (name.clone(), *width))
+            .collect::<Vec<_>>(),
+    );
     if let Some((_, _, width)) = &node_id {
         ctx.insert("node_id_width", width);
         ctx.insert(

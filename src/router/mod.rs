@@ -24,6 +24,13 @@
 //!   compiled from the routing relation ([`tables::compile`], which proves
 //!   at every node, destination and input that the key decides the
 //!   relation's answer) maps the key to the permitted output VCs.
+//!   With `--table economical` (LAPSES §5.2.1) the decoder reduces the
+//!   address to the sign vector of (destination - node id) and drives the
+//!   word line of that entry of the router's one programmable table of 3^n
+//!   entries (flip-flops: per entry the permitted ports and a VC class,
+//!   [`tables::EsContents`]), read by every input port at once; reset
+//!   loads the contents [`tables::economical`] derives from the compiled
+//!   relation, and `cfg_*` (docs/interface.md) rewrites an entry.
 //! - VC allocation (Chien: RA): one [`RoutingArbiter`] matching input
 //!   ports to output ports; input port q's candidate slot j is output port
 //!   j when the relation permits one of its VCs that no packet holds. The
@@ -87,7 +94,8 @@
 //! defined on (`Algorithm::supports`), networks of at most
 //! [`MAX_ROUTER_NODES`] nodes, relative or absolute addressing (the
 //! address fields of `RouterSpec::address_field_bits` must fit the flit),
-//! credit flow control, no look-ahead, no routing table, W = 16, 32 or 64,
+//! credit flow control, no look-ahead, no routing table or the
+//! economical-storage table (meshes and hypercubes), W = 16, 32 or 64,
 //! P <= 16, V <= 16, D <= 16. [`matrix`] lists the configurations the
 //! tests build. Everything else returns `Error::InvalidSpec` naming what
 //! is not supported yet.
@@ -111,7 +119,7 @@ use std::fmt::Write as _;
 use rust_hdl::prelude::*;
 
 use crate::algo::{Network, Relation};
-use crate::blocks::address_decoder::HeaderUpdate;
+use crate::blocks::address_decoder::{DecoderShape, HeaderUpdate};
 use crate::blocks::cosim::{each, InputSignal};
 use crate::blocks::flow_control::{COUNT_BITS, MAX_DEPTH};
 use crate::blocks::{
@@ -129,6 +137,10 @@ pub const PORT_BITS: usize = crate::blocks::arbiter::PORT_BITS;
 type Count = Bits<COUNT_BITS>;
 type VcId = Bits<VC_BITS>;
 type PortId = Bits<PORT_BITS>;
+/// Bits of a VC class register of the economical-storage table.
+pub const CLASS_BITS: usize = 4;
+type ClassId = Bits<CLASS_BITS>;
+type EsAddr = Bits<{ crate::blocks::es_table::ADDR_BITS }>;
 
 /// Flit widths the router is built for.
 pub const ROUTER_WIDTHS: [u32; 3] = [16, 32, 64];
@@ -147,7 +159,8 @@ fn unsupported(what: String) -> Error {
     Error::InvalidSpec(format!(
         "router generation does not support {what} yet (supported: meshes, tori and \
          hypercubes of at most {MAX_ROUTER_NODES} nodes with every algorithm, relative or \
-         absolute addressing, credit flow control, no look-ahead, no routing table, flit \
+         absolute addressing, credit flow control, no look-ahead, no routing table or an \
+         economical-storage one, flit \
          widths 16, 32 and 64, at most 16 ports, 16 virtual channels and {MAX_DEPTH}-flit \
          buffers)"
     ))
@@ -161,8 +174,12 @@ pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
     if spec.lookahead {
         return Err(unsupported("look-ahead routing".into()));
     }
-    if spec.table != TableStorage::None {
-        return Err(unsupported(format!("the {} routing table", spec.table)));
+    if matches!(spec.table, TableStorage::Full | TableStorage::Meta) {
+        return Err(unsupported(format!(
+            "the {} routing table (the router holds an economical-storage table, \
+             --table economical, or none)",
+            spec.table
+        )));
     }
     if !ROUTER_WIDTHS.contains(&spec.flit_width) {
         return Err(unsupported(format!("flit width {}", spec.flit_width)));
@@ -199,7 +216,10 @@ pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
     }
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
     let rel = Relation::new(spec.algorithm, net, spec.vcs)?;
-    let table = tables::compile(&rel, spec.addressing)?;
+    let mut table = tables::compile(&rel, spec.addressing)?;
+    if spec.table == TableStorage::Economical {
+        table.es = Some(tables::economical(&table)?);
+    }
     if table.shape.field_bits != field as usize {
         return Err(Error::InvalidSpec(format!(
             "internal: the decoder reads {}-bit address fields, the spec has {field}",
@@ -283,6 +303,17 @@ pub struct Router<const W: usize> {
     pub out_head: Vec<Signal<Out, Bit>>,
     pub out_tail: Vec<Signal<Out, Bit>>,
     pub out_vc: Vec<Signal<Out, VcId>>,
+    /// Economical-storage table programming (docs/interface.md): write
+    /// entry `cfg_addr` with ports `cfg_mask` (P bits with a table, none
+    /// without) and VC class `cfg_class`. Unused without a table.
+    pub cfg_we: Signal<In, Bit>,
+    pub cfg_addr: Signal<In, EsAddr>,
+    pub cfg_mask: Vec<Signal<In, Bit>>,
+    pub cfg_class: Signal<In, ClassId>,
+    /// The table (LAPSES §5.2.1): per entry e, port o: `tmask[e P + o]`;
+    /// per entry its VC class. Empty without a table.
+    tmask: Vec<DFF<Bit>>,
+    tclass: Vec<DFF<ClassId>>,
     /// Input buffers, one per input VC i = q V + c.
     fcu: Vec<FlowControlUnit<W>>,
     /// One address decoder per input port.
@@ -307,6 +338,7 @@ pub struct Router<const W: usize> {
     _v: usize,
     _depth: usize,
     _table: CompiledTable,
+    _es: Option<tables::EsContents>,
     _updates: Vec<HeaderUpdate>,
 }
 
@@ -328,6 +360,22 @@ impl<const W: usize> Router<W> {
         let v = table.vcs();
         let pv = p * v;
         let d = spec.buffer_depth as usize;
+        let es = table.es.clone();
+        let entries = es.as_ref().map_or(0, |t| t.entries.len());
+        // With a table, the decoder only drives the word line of the
+        // entry its sign vector selects (LAPSES §5.2.1: node-id register
+        // and comparators); the table registers give the outputs.
+        let decoder = || match &es {
+            None => AddressDecoder::new(table.shape.clone(), &table.rows),
+            Some(t) => AddressDecoder::new(
+                DecoderShape {
+                    ports: entries,
+                    vcs: 1,
+                    ..table.shape.clone()
+                },
+                &t.word_lines(),
+            ),
+        };
         Ok(Router {
             clock: Signal::default(),
             rst: Signal::default(),
@@ -344,10 +392,14 @@ impl<const W: usize> Router<W> {
             out_head: signals(p),
             out_tail: signals(p),
             out_vc: signals(p),
+            cfg_we: Signal::default(),
+            cfg_addr: Signal::default(),
+            cfg_mask: signals(if es.is_some() { p } else { 0 }),
+            cfg_class: Signal::default(),
+            tmask: dffs(entries * p),
+            tclass: dffs(entries),
             fcu: (0..pv).map(|_| FlowControlUnit::new(d, false)).collect(),
-            dec: (0..p)
-                .map(|_| AddressDecoder::new(table.shape.clone(), &table.rows))
-                .collect(),
+            dec: (0..p).map(|_| decoder()).collect(),
             valloc: RoutingArbiter::new(p, p, spec.path_selection),
             salloc: RoutingArbiter::new(p, 1, PathSelection::StaticXy),
             xbar: Crossbar::per_flit(p),
@@ -362,6 +414,7 @@ impl<const W: usize> Router<W> {
             _v: v,
             _depth: d,
             _updates: (0..p).map(|o| HeaderUpdate::new(&table.shape, o)).collect(),
+            _es: es,
             _table: table,
         })
     }
@@ -413,6 +466,12 @@ impl<const W: usize> Logic for Router<W> {
             self.rptr[q].clock.next = clk;
             self.sptr[q].clock.next = clk;
         }
+        for t in self.tmask.iter_mut() {
+            t.clock.next = clk;
+        }
+        for t in self.tclass.iter_mut() {
+            t.clock.next = clk;
+        }
         self.valloc.clock.next = clk;
         self.valloc.rst.next = rst;
         self.salloc.clock.next = clk;
@@ -455,6 +514,23 @@ impl<const W: usize> Logic for Router<W> {
             self.dec[q].in_head.next = rsel[q].is_some();
         }
 
+        // The permitted output VCs of each port's waiting head flit: the
+        // decoder's, or the table entry whose word line it drives.
+        let perm: Vec<Vec<bool>> = (0..p)
+            .map(|q| {
+                (0..pv)
+                    .map(|k| match &self._es {
+                        None => self.dec[q].cand[k].val(),
+                        Some(es) => (0..es.entries.len()).any(|e| {
+                            self.dec[q].cand[e].val()
+                                && self.tmask[e * p + k / v].q.val()
+                                && es.class_permits(self.tclass[e].q.val().index(), k / v, k % v)
+                        }),
+                    })
+                    .collect()
+            })
+            .collect();
+
         // VC allocation (Chien's routing arbiter over ports, with the
         // path-selection heuristic): candidate slot j of input port q is
         // output port j when it has a permitted VC that is free.
@@ -470,7 +546,7 @@ impl<const W: usize> Logic for Router<W> {
         for q in 0..p {
             self.valloc.req[q].next = rsel[q].is_some();
             for j in 0..p {
-                let open = (0..v).any(|c| self.dec[q].cand[j * v + c].val() && !busy[j * v + c]);
+                let open = (0..v).any(|c| perm[q][j * v + c] && !busy[j * v + c]);
                 self.valloc.cand[q * p + j].next = PortId::from(j as u64);
                 self.valloc.cand_valid[q * p + j].next = open;
             }
@@ -484,7 +560,7 @@ impl<const W: usize> Logic for Router<W> {
                     continue;
                 }
                 for c in (0..v).rev() {
-                    if self.dec[q].cand[j * v + c].val() && !busy[j * v + c] {
+                    if perm[q][j * v + c] && !busy[j * v + c] {
                         alloc[q] = Some((j, c));
                     }
                 }
@@ -596,6 +672,28 @@ impl<const W: usize> Logic for Router<W> {
             self.rptr[q].d.next = step(self.rptr[q].q.val());
             self.sptr[q].d.next = step(self.sptr[q].q.val());
         }
+        if let Some(es) = &self._es {
+            // Table programming; reset loads the relation's contents.
+            for (e, init) in es.entries.iter().enumerate() {
+                let write = self.cfg_we.val() && self.cfg_addr.val().index() == e;
+                self.tclass[e].d.next = if rst {
+                    ClassId::from(u64::from(init.class))
+                } else if write {
+                    self.cfg_class.val()
+                } else {
+                    self.tclass[e].q.val()
+                };
+                for o in 0..p {
+                    self.tmask[e * p + o].d.next = if rst {
+                        (init.mask >> o) & 1 == 1
+                    } else if write {
+                        self.cfg_mask[o].val()
+                    } else {
+                        self.tmask[e * p + o].q.val()
+                    };
+                }
+            }
+        }
         for o in 0..p {
             for c in 0..v {
                 let k = o * v + c;
@@ -650,6 +748,14 @@ impl<const W: usize> Logic for Router<W> {
             self.rvc[i].d.connect();
             self.credits[i].clock.connect();
             self.credits[i].d.connect();
+        }
+        for t in self.tmask.iter_mut() {
+            t.clock.connect();
+            t.d.connect();
+        }
+        for t in self.tclass.iter_mut() {
+            t.clock.connect();
+            t.d.connect();
         }
         for q in 0..p {
             let d = &mut self.dec[q];
@@ -788,6 +894,12 @@ impl<const W: usize> Router<W> {
                 "    rptr${q}$clock = clock; sptr${q}$clock = clock;"
             ));
         }
+        for j in 0..self.tmask.len() {
+            line(format!("    tmask${j}$clock = clock;"));
+        }
+        for e in 0..self.tclass.len() {
+            line(format!("    tclass${e}$clock = clock;"));
+        }
         line("    valloc$clock = clock; valloc$rst = rst;".into());
         line("    salloc$clock = clock; salloc$rst = rst;".into());
         line("    xbar$clock = clock; xbar$rst = rst;".into());
@@ -837,6 +949,55 @@ impl<const W: usize> Router<W> {
         }
         line("end".into());
 
+        line("// Permitted output VCs: the decoder's, or the table entry on its word line.".into());
+        match &self._es {
+            None => {
+                for q in 0..p {
+                    for k in 0..pv {
+                        line(format!("wire perm${q}${k} = dec${q}$cand${k};"));
+                    }
+                }
+            }
+            Some(es) => {
+                let ne = es.entries.len();
+                let clb = CLASS_BITS;
+                for k in 0..pv {
+                    let (o, c) = (k / v, k % v);
+                    let bits: Vec<String> = (0..ne)
+                        .rev()
+                        .map(|e| {
+                            let cls: Vec<String> = (0..es.classes.len())
+                                .filter(|&cl| es.class_permits(cl, o, c))
+                                .map(|cl| format!("(tclass${e}$q == {clb}'d{cl})"))
+                                .collect();
+                            if cls.is_empty() {
+                                "1'b0".to_string()
+                            } else {
+                                format!("(tmask${}$q & ({}))", e * p + o, cls.join(" | "))
+                            }
+                        })
+                        .collect();
+                    line(format!(
+                        "wire [{}:0] tcol${k} = {{{}}};",
+                        ne - 1,
+                        bits.join(", ")
+                    ));
+                }
+                for q in 0..p {
+                    let lines: Vec<String> =
+                        (0..ne).rev().map(|e| format!("dec${q}$cand${e}")).collect();
+                    line(format!(
+                        "wire [{}:0] word${q} = {{{}}};",
+                        ne - 1,
+                        lines.join(", ")
+                    ));
+                    for k in 0..pv {
+                        line(format!("wire perm${q}${k} = |(word${q} & tcol${k});"));
+                    }
+                }
+            }
+        }
+
         line("// VC allocation: candidate slot j = output port j with a free permitted VC.".into());
         for o in 0..p {
             let sum: Vec<String> = (0..v)
@@ -861,7 +1022,7 @@ impl<const W: usize> Router<W> {
             for j in 0..p {
                 let m = q * p + j;
                 let open: Vec<String> = (0..v)
-                    .map(|c| format!("(dec${q}$cand${} & ~busy${}$q)", j * v + c, j * v + c))
+                    .map(|c| format!("(perm${q}${} & ~busy${}$q)", j * v + c, j * v + c))
                     .collect();
                 line(format!(
                     "    valloc$cand${m} = {pb}'d{j}; valloc$cand_valid${m} = {};",
@@ -878,7 +1039,7 @@ impl<const W: usize> Router<W> {
             for j in 0..p {
                 for c in (0..v).rev() {
                     line(format!(
-                        "    if (valloc$grant${} & dec${q}$cand${} & ~busy${}$q) begin \
+                        "    if (valloc$grant${} & perm${q}${} & ~busy${}$q) begin \
                          agot${q} = 1'b1; aport${q} = {pb}'d{j}; avc${q} = {vb}'d{c}; end",
                         q * p + j,
                         j * v + c,
@@ -1035,6 +1196,25 @@ impl<const W: usize> Router<W> {
                 ));
             }
         }
+        if let Some(es) = &self._es {
+            let ab = crate::blocks::es_table::ADDR_BITS;
+            for (e, init) in es.entries.iter().enumerate() {
+                let write = format!("(cfg_we & (cfg_addr == {ab}'d{e}))");
+                line(format!(
+                    "    if (rst) tclass${e}$d = {}'d{}; else if {write} tclass${e}$d = cfg_class; \
+                     else tclass${e}$d = tclass${e}$q;",
+                    CLASS_BITS, init.class
+                ));
+                for o in 0..p {
+                    let j = e * p + o;
+                    line(format!(
+                        "    if (rst) tmask${j}$d = 1'b{}; else if {write} tmask${j}$d = cfg_mask${o}; \
+                         else tmask${j}$d = tmask${j}$q;",
+                        (init.mask >> o) & 1
+                    ));
+                }
+            }
+        }
         line("end".into());
         let _ = writeln!(s);
         s
@@ -1054,9 +1234,16 @@ impl<const W: usize> HwBlock for Router<W> {
         each(&mut self.in_tail, f);
         each(&mut self.in_vc, f);
         each(&mut self.out_credit, f);
+        f(&mut self.cfg_we);
+        f(&mut self.cfg_addr);
+        each(&mut self.cfg_mask, f);
+        f(&mut self.cfg_class);
     }
     fn bias(&self, name: &str) -> Option<f64> {
-        if name.starts_with("in_valid") {
+        if name == "cfg_we" {
+            // Rare writes: routes change now and then, packets still flow.
+            Some(0.05)
+        } else if name.starts_with("in_valid") {
             Some(0.5)
         } else if ["in_head", "in_tail", "out_credit"]
             .iter()
@@ -1070,6 +1257,12 @@ impl<const W: usize> HwBlock for Router<W> {
     fn value_limit(&self, name: &str) -> Option<u64> {
         if name.starts_with("in_vc") {
             Some(self._v as u64)
+        } else if name == "cfg_addr" {
+            // Mostly real entries, sometimes one past the table.
+            Some(self._es.as_ref().map_or(1, |t| t.entries.len() as u64 + 1))
+        } else if name == "cfg_class" {
+            // The top module's cfg_class is this wide.
+            Some(self._es.as_ref().map_or(1, |t| 1 << t.class_bits()))
         } else {
             None
         }
@@ -1180,6 +1373,17 @@ fn top_verilog_of(spec: &RouterSpec, table: &CompiledTable) -> Result<String> {
     ctx.insert("has_node", &node_bits.is_some());
     ctx.insert("node_bits", &node_bits.unwrap_or(0));
     ctx.insert("node_pad", &(spec.flit_width - node_bits.unwrap_or(0)));
+    let es = table.es.as_ref();
+    ctx.insert("has_table", &es.is_some());
+    let ab = crate::blocks::es_table::ADDR_BITS as u32;
+    let addr_bits = es.map_or(1, |t| t.addr_bits());
+    let class_bits = es.map_or(1, |t| t.class_bits());
+    ctx.insert("addr_bits", &addr_bits);
+    ctx.insert("addr_pad", &(ab - addr_bits));
+    ctx.insert("addr_inner", &ab);
+    ctx.insert("class_bits", &class_bits);
+    ctx.insert("class_pad", &(CLASS_BITS as u32 - class_bits));
+    ctx.insert("class_inner", &CLASS_BITS);
     tera::Tera::one_off(TOP_TEMPLATE, &ctx, false)
         .map_err(|e| Error::InvalidSpec(format!("router top template: {e}")))
 }

@@ -24,7 +24,8 @@
 //! direction of a hop).
 
 use crate::algo::{Input, Network, NodeId, Port, Relation};
-use crate::blocks::address_decoder::{DecoderShape, Row};
+use crate::blocks::address_decoder::{signs_of, DecoderShape, Row, Sign, CODE_BITS};
+use crate::blocks::es_table::Entry;
 use crate::error::{Error, Result};
 use crate::spec::{Addressing, Topology};
 
@@ -38,6 +39,9 @@ pub struct CompiledTable {
     pub shape: DecoderShape,
     /// Key -> permitted output VCs (bit o V + v), sorted by key.
     pub rows: Vec<Row>,
+    /// With `--table economical`: the reset contents of the router's
+    /// programmable table, which then replaces `rows` in the hardware.
+    pub es: Option<EsContents>,
 }
 
 impl CompiledTable {
@@ -282,7 +286,240 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
             mask: a.mask[..words].to_vec(),
         })
         .collect();
-    Ok(CompiledTable { shape, rows })
+    Ok(CompiledTable {
+        shape,
+        rows,
+        es: None,
+    })
+}
+
+/// Largest number of dimensions of the router's economical-storage table
+/// (3^4 = 81 entries, the block's 7-bit entry address).
+pub const MAX_ES_DIMS: usize = 4;
+
+/// Largest number of VC classes (the router's 4-bit class registers).
+pub const MAX_CLASSES: usize = 16;
+
+/// The economical-storage table of a router (LAPSES §5.2.1): 3^n entries,
+/// entry e = sum_d s_d 3^d with s_d = 0 (destination coordinate equal to
+/// the router's), 1 (greater), 2 (smaller); each entry a set of output
+/// ports and a VC class. LAPSES gives an entry output ports only; the
+/// relations here also name VCs (escape and adaptive channels, planes), so
+/// an entry also holds a class, and class c permits, on each port o, the
+/// VCs of `classes[c][o]`. The classes are fixed when the router is
+/// generated; entries are programmable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EsContents {
+    pub dims: usize,
+    pub ports: usize,
+    pub vcs: usize,
+    /// Reset contents, entry by entry.
+    pub entries: Vec<Entry>,
+    /// Per VC class, per port: the VCs permitted (bit v).
+    pub classes: Vec<Vec<u32>>,
+}
+
+impl EsContents {
+    /// Bits of `cfg_class` (docs/interface.md): enough for every class.
+    pub fn class_bits(&self) -> u32 {
+        crate::spec::bits_for(self.classes.len().max(2) as u32 - 1)
+    }
+
+    /// Bits of `cfg_addr`: enough for entry 3^n - 1.
+    pub fn addr_bits(&self) -> u32 {
+        crate::spec::bits_for(self.entries.len() as u32 - 1)
+    }
+
+    /// Whether `entry` permits output VC k = o V + v: port o in its mask
+    /// and v in its class's VCs for o (a class past the list permits
+    /// nothing).
+    pub fn permits(&self, entry: Entry, k: usize) -> bool {
+        let (o, v) = (k / self.vcs, k % self.vcs);
+        (entry.mask >> o) & 1 == 1 && self.class_permits(usize::from(entry.class), o, v)
+    }
+
+    /// Whether VC class `class` permits VC `v` on port `o`.
+    pub fn class_permits(&self, class: usize, o: usize, v: usize) -> bool {
+        self.classes
+            .get(class)
+            .is_some_and(|c| (c[o] >> v) & 1 == 1)
+    }
+
+    /// The decoder rows of the table's word lines: key of entry e (the
+    /// sign vector as state codes) -> bit e.
+    pub fn word_lines(&self) -> Vec<Row> {
+        (0..self.entries.len())
+            .map(|e| {
+                let key = signs_of(e, self.dims)
+                    .iter()
+                    .enumerate()
+                    .fold(0u32, |key, (d, s)| {
+                        let code = match s {
+                            Sign::Zero => 0,
+                            Sign::Plus => 1,
+                            Sign::Minus => 3,
+                        };
+                        key | code << (CODE_BITS * d)
+                    });
+                let mut mask = vec![0u64; self.entries.len().div_ceil(64)];
+                mask[e / 64] |= 1 << (e % 64);
+                Row { key, mask }
+            })
+            .collect()
+    }
+
+    /// The entry's sign vector as `(+,0,-)`.
+    pub fn signs_text(&self, e: usize) -> String {
+        let signs: Vec<&str> = signs_of(e, self.dims)
+            .iter()
+            .map(|s| match s {
+                Sign::Zero => "0",
+                Sign::Plus => "+",
+                Sign::Minus => "-",
+            })
+            .collect();
+        format!("({})", signs.join(","))
+    }
+
+    /// The contents as Markdown: the classes, then one line per entry.
+    pub fn to_markdown(&self) -> String {
+        let mut s = String::new();
+        s.push_str("| VC class | VCs permitted on each port |\n|---|---|\n");
+        for (c, per) in self.classes.iter().enumerate() {
+            let ports: Vec<String> = per
+                .iter()
+                .enumerate()
+                .map(|(o, m)| format!("p{o}: {}", vc_list(*m, self.vcs)))
+                .collect();
+            s.push_str(&format!("| {c} | {} |\n", ports.join("; ")));
+        }
+        s.push_str("\n| entry | signs | ports (cfg_mask) | VC class |\n|---|---|---|---|\n");
+        for (e, en) in self.entries.iter().enumerate() {
+            let ports: Vec<String> = (0..self.ports)
+                .filter(|o| (en.mask >> o) & 1 == 1)
+                .map(|o| format!("p{o}"))
+                .collect();
+            s.push_str(&format!(
+                "| {e} | {} | {} ({:#x}) | {} |\n",
+                self.signs_text(e),
+                if ports.is_empty() {
+                    "none".to_string()
+                } else {
+                    ports.join(" ")
+                },
+                en.mask,
+                en.class
+            ));
+        }
+        s
+    }
+}
+
+fn vc_list(mask: u32, vcs: usize) -> String {
+    let on: Vec<String> = (0..vcs)
+        .filter(|v| (mask >> v) & 1 == 1)
+        .map(|v| format!("vc{v}"))
+        .collect();
+    if on.is_empty() {
+        "-".into()
+    } else {
+        on.join(" ")
+    }
+}
+
+/// The economical-storage contents of `table`, whose key must be the sign
+/// vector (meshes and hypercubes with absolute addressing: codes 0, 1, 3
+/// only), or why the table cannot hold it.
+pub fn economical(table: &CompiledTable) -> Result<EsContents> {
+    let shape = &table.shape;
+    let (n, p, v) = (shape.dims, shape.ports, shape.vcs);
+    if n > MAX_ES_DIMS {
+        return Err(Error::invalid(format!(
+            "the economical-storage table holds 3^n entries for at most {MAX_ES_DIMS} \
+             dimensions (3^{MAX_ES_DIMS} = 81), not {n}"
+        )));
+    }
+    let mut entries = vec![Entry::default(); 3usize.pow(n as u32)];
+    // Per entry: the VCs permitted on each port (0 where the port is not).
+    let mut wanted: Vec<Vec<u32>> = vec![vec![0; p]; entries.len()];
+    for r in &table.rows {
+        let mut e = 0;
+        for d in (0..n).rev() {
+            let s = match (r.key >> (CODE_BITS * d)) & 7 {
+                0 => 0,
+                1 => 1,
+                3 => 2,
+                code => {
+                    return Err(Error::invalid(format!(
+                        "routing key {:#x} has code {code} in dimension {d}: the \
+                         economical-storage table is indexed by the sign of (destination \
+                         - node id) alone (LAPSES §5.2.1)",
+                        r.key
+                    )))
+                }
+            };
+            e = 3 * e + s;
+        }
+        for (o, want) in wanted[e].iter_mut().enumerate() {
+            let vcs: u32 = (0..v)
+                .filter(|c| r.permits(o * v + c))
+                .map(|c| 1 << c)
+                .sum();
+            if vcs != 0 {
+                entries[e].mask |= 1 << o;
+            }
+            *want = vcs;
+        }
+    }
+    // Classes: the first whose VCs agree on every port the entry permits;
+    // a port no entry of a class permits gets every VC.
+    let mut classes: Vec<Vec<Option<u32>>> = Vec::new();
+    for (e, want) in wanted.iter().enumerate() {
+        let fits = |c: &Vec<Option<u32>>| {
+            (0..p).all(|o| want[o] == 0 || c[o].map_or(true, |x| x == want[o]))
+        };
+        let c = match classes.iter().position(fits) {
+            Some(c) => c,
+            None => {
+                classes.push(vec![None; p]);
+                classes.len() - 1
+            }
+        };
+        for o in (0..p).filter(|&o| want[o] != 0) {
+            classes[c][o] = Some(want[o]);
+        }
+        entries[e].class = c as u8;
+    }
+    if classes.len() > MAX_CLASSES {
+        return Err(Error::invalid(format!(
+            "the relation needs {} VC classes in its economical-storage table (at most \
+             {MAX_CLASSES})",
+            classes.len()
+        )));
+    }
+    let all = (1u32 << v) - 1;
+    let es = EsContents {
+        dims: n,
+        ports: p,
+        vcs: v,
+        entries,
+        classes: classes
+            .into_iter()
+            .map(|c| c.into_iter().map(|x| x.unwrap_or(all)).collect())
+            .collect(),
+    };
+    // The contents hold exactly the compiled rows.
+    for (e, want) in wanted.iter().enumerate() {
+        for k in 0..p * v {
+            let expect = (want[k / v] >> (k % v)) & 1 == 1;
+            if es.permits(es.entries[e], k) != expect {
+                return Err(Error::invalid(format!(
+                    "internal: economical-storage entry {e} does not hold its outputs"
+                )));
+            }
+        }
+    }
+    Ok(es)
 }
 
 #[cfg(test)]

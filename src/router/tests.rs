@@ -52,6 +52,15 @@ fn absolute(s: RouterSpec) -> RouterSpec {
     }
 }
 
+/// `s` with the economical-storage table (absolute addressing, as the
+/// spec requires).
+fn economical(s: RouterSpec) -> RouterSpec {
+    RouterSpec {
+        table: TableStorage::Economical,
+        ..absolute(s)
+    }
+}
+
 /// Interface port p of the router at `node` as a relation port, written
 /// from docs/interface.md: 0 local; mesh and torus 2d+1 toward +d, 2d+2
 /// toward -d; hypercube d+1 is dimension d's link, which leads + from a
@@ -617,6 +626,119 @@ fn scoreboard_3d_and_4d_meshes() {
 /// Latency and rate on an idle router, measured against the module
 /// documentation: a head flit leaves two cycles after it arrives, and a
 /// packet's flits then leave one per cycle.
+/// The economical-storage table loaded at reset routes as the relation:
+/// LAPSES Figure 7's north-last on a mesh, Duato, planar-adaptive in 3-D,
+/// negative-first on a hypercube (its sign is the node's bit).
+#[test]
+fn scoreboard_economical_storage_table() {
+    for (s, at) in [
+        (economical(spec(Algorithm::NorthLast, 3, 1)), vec![1, 1]),
+        (
+            economical(spec_with(Algorithm::Duato, 4, 2, PathSelection::Lru)),
+            vec![2, 1],
+        ),
+        (
+            economical(spec_on(Algorithm::PlanarAdaptive, Topology::Mesh, 3, 3, 3)),
+            vec![1, 0, 2],
+        ),
+        (
+            economical(spec_on(
+                Algorithm::NegativeFirst,
+                Topology::Hypercube,
+                3,
+                2,
+                1,
+            )),
+            vec![1, 0, 1],
+        ),
+    ] {
+        let node = node_at(&s, &at);
+        let cycles = run(&s, node, 12, 0xe5 + at.len() as u64);
+        eprintln!("{}: {cycles} cycles", s.name());
+    }
+}
+
+/// Reprogramming: entry (+,+) of a dimension-order router at (1,1) of a
+/// 4x4 mesh rewritten to +y through `cfg_*`; a packet to (3,3) then leaves
+/// on +y, one to (3,1) still on +x, and after a reset (3,3) is +x again.
+/// The model here: entry = s_x + 3 s_y (docs/interface.md), the port the
+/// programmed mask names.
+#[test]
+fn reprogramming_an_entry_changes_the_route() {
+    let s = economical(spec(Algorithm::DimensionOrder, 4, 1));
+    let mut r = Router::<16>::new(&s).unwrap();
+    crate::blocks::prepare(&mut r);
+    // node_id (1,1): 2-bit coordinates.
+    r.node_id.next = 0b0101u64.into();
+    let entry = |dx: i32, dy: i32| {
+        let sign = |x: i32| match x.signum() {
+            0 => 0u64,
+            1 => 1,
+            _ => 2,
+        };
+        sign(dx) + 3 * sign(dy)
+    };
+    // Cycle plan: (cycle, action).
+    enum Act {
+        Reset,
+        Program(u64, u32),
+        Send(u64),
+    }
+    let dest = |x: u64, y: u64| x | y << 2;
+    let plan = [
+        (0, Act::Reset),
+        (2, Act::Program(entry(2, 2), 1 << 3)),
+        (4, Act::Send(dest(3, 3))),
+        (12, Act::Send(dest(3, 1))),
+        (20, Act::Reset),
+        (24, Act::Send(dest(3, 3))),
+    ];
+    let mut left: Vec<(usize, usize)> = Vec::new();
+    for cycle in 0..34usize {
+        r.rst.next = false;
+        r.cfg_we.next = false;
+        r.in_valid[0].next = false;
+        r.in_head[0].next = false;
+        r.in_tail[0].next = false;
+        for (at, act) in &plan {
+            if *at != cycle {
+                continue;
+            }
+            match act {
+                Act::Reset => r.rst.next = true,
+                Act::Program(e, mask) => {
+                    r.cfg_we.next = true;
+                    r.cfg_addr.next = (*e).into();
+                    for o in 0..5 {
+                        r.cfg_mask[o].next = (mask >> o) & 1 == 1;
+                    }
+                    r.cfg_class.next = 0u64.into();
+                }
+                Act::Send(d) => {
+                    r.in_valid[0].next = true;
+                    r.in_head[0].next = true;
+                    r.in_tail[0].next = true;
+                    r.in_data[0].next = (*d).into();
+                }
+            }
+        }
+        r.clock.next = Clock::from(false);
+        simulate(&mut r, 1000);
+        for o in 0..5 {
+            if r.out_valid[o].val() {
+                left.push((cycle, o));
+            }
+        }
+        for k in 0..5 {
+            r.out_credit[k].next = r.out_valid[k].val();
+        }
+        r.clock.next = Clock::from(true);
+        simulate(&mut r, 1000);
+    }
+    let ports: Vec<usize> = left.iter().map(|x| x.1).collect();
+    assert_eq!(ports, [3, 1, 1], "{left:?}");
+}
+
 #[test]
 fn a_head_takes_two_cycles_and_a_packet_streams_one_flit_per_cycle() {
     let s = RouterSpec {
@@ -675,6 +797,18 @@ fn interface_ports(spec: &RouterSpec) -> Vec<(String, bool, u32)> {
         Topology::Hypercube => spec.dims + 1,
         _ => 2 * spec.dims + 1,
     };
+    if spec.table == TableStorage::Economical {
+        // 3^n entries; the cases below need at most two VC classes.
+        let entries = 3u32.pow(spec.dims);
+        ports.push(("cfg_we".to_string(), true, 1));
+        ports.push((
+            "cfg_addr".to_string(),
+            true,
+            32 - (entries - 1).leading_zeros(),
+        ));
+        ports.push(("cfg_mask".to_string(), true, p));
+        ports.push(("cfg_class".to_string(), true, 1));
+    }
     for p in 0..p {
         for (sig, input, width) in [
             ("in_data", true, w),
@@ -717,6 +851,9 @@ fn top_module_has_exactly_the_documented_ports() {
         spec_on(Algorithm::DimensionOrder, Topology::Hypercube, 3, 2, 1),
         spec_on(Algorithm::NegativeFirst, Topology::Hypercube, 3, 2, 2),
         absolute(spec_on(Algorithm::Duato, Topology::Hypercube, 4, 2, 2)),
+        economical(spec(Algorithm::DimensionOrder, 4, 1)),
+        economical(spec(Algorithm::Duato, 4, 2)),
+        economical(spec_on(Algorithm::DimensionOrder, Topology::Mesh, 3, 3, 2)),
     ];
     cases.extend(matrix().into_iter().step_by(7));
     for s in cases {
@@ -750,11 +887,19 @@ fn unsupported_configurations_are_refused_with_a_reason() {
         ),
         (
             RouterSpec {
-                table: TableStorage::Economical,
+                table: TableStorage::Full,
                 addressing: Addressing::Absolute,
                 ..base.clone()
             },
-            "table",
+            "full routing table",
+        ),
+        (
+            RouterSpec {
+                table: TableStorage::Meta,
+                addressing: Addressing::Absolute,
+                ..base.clone()
+            },
+            "meta routing table",
         ),
         (
             RouterSpec {
@@ -904,6 +1049,11 @@ fn emitted_verilog_lints_and_synthesizes_meshes() {
             spec_with(Algorithm::Duato, 4, 2, PathSelection::MinMux),
             false,
         ),
+        (economical(spec(Algorithm::DimensionOrder, 4, 1)), true),
+        (
+            economical(spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit)),
+            false,
+        ),
     ]);
 }
 
@@ -931,6 +1081,16 @@ fn emitted_verilog_lints_and_synthesizes_tori_and_hypercubes() {
         ),
         (
             spec_on(Algorithm::PlanarAdaptive, Topology::Torus, 2, 4, 8),
+            false,
+        ),
+        (
+            economical(spec_on(
+                Algorithm::NegativeFirst,
+                Topology::Hypercube,
+                3,
+                2,
+                2,
+            )),
             false,
         ),
     ]);
@@ -997,6 +1157,11 @@ fn through_top(s: &RouterSpec, core: &crate::blocks::Variant) -> crate::blocks::
         } else {
             (1 << port.width) - 1
         };
+        if port.name == "cfg_mask" {
+            return (0..port.width)
+                .map(|o| at(list, row, &format!("cfg_mask${o}")) << o)
+                .sum();
+        }
         let Some((pp, sig)) = port
             .name
             .split_once('_')
@@ -1049,6 +1214,24 @@ fn emitted_verilog_matches_the_model() {
     ]);
 }
 
+/// The economical-storage table under random programming through `cfg_*`
+/// (its core, and a hypercube through the clean top module); the faulty
+/// copy reads entry 4, (+,+), as if its VC class were 1 where it is 0 (with
+/// one class, class 1 permits nothing: packets for (+,+) never leave).
+#[test]
+fn economical_table_matches_the_model() {
+    cosimulate_with(
+        &[
+            economical(spec(Algorithm::DimensionOrder, 4, 1)),
+            economical(spec_on(Algorithm::Duato, Topology::Hypercube, 2, 2, 2)),
+        ],
+        (
+            "(tmask$21$q & ((tclass$4$q == 4'd0)))",
+            "(tmask$21$q & ((tclass$4$q == 4'd1)))",
+        ),
+    );
+}
+
 #[test]
 #[ignore]
 fn emitted_verilog_matches_the_model_more() {
@@ -1063,6 +1246,19 @@ fn emitted_verilog_matches_the_model_more() {
 /// its core module (and a faulty copy of it), the others through their
 /// clean top modules.
 fn cosimulate_with_mutant(configs: &[RouterSpec]) {
+    // A faulty copy: an output VC stays held after its tail has left.
+    cosimulate_with(
+        configs,
+        (
+            "& xbar$out_tail$1) busy$3$d = 1'b0",
+            "& xbar$out_tail$1) busy$3$d = 1'b1",
+        ),
+    );
+}
+
+/// The routers of `configs` against their Verilog, the first also as a
+/// copy with `mutation` applied, which must be caught.
+fn cosimulate_with(configs: &[RouterSpec], mutation: (&str, &str)) {
     use crate::blocks::tool_checks::cosimulate_with_mutant;
     use crate::blocks::Variant;
     use crate::flows::require_tool;
@@ -1084,14 +1280,7 @@ fn cosimulate_with_mutant(configs: &[RouterSpec]) {
         variants.push(if n == 0 { var } else { through_top(&s, &var) });
         eprintln!("{}: model {:?}", s.name(), t0.elapsed());
     }
-    // A faulty copy: an output VC stays held after its tail has left.
-    cosimulate_with_mutant(
-        variants,
-        (
-            "& xbar$out_tail$1) busy$3$d = 1'b0",
-            "& xbar$out_tail$1) busy$3$d = 1'b1",
-        ),
-    );
+    cosimulate_with_mutant(variants, mutation);
     eprintln!("co-simulation {:?}", t0.elapsed());
 }
 
