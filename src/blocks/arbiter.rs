@@ -20,11 +20,19 @@
 //! - `grant_out$m`, m = o * P + i: output o goes to input i (at most one
 //!   per output; the crossbar's `grant` port).
 //!
-//! Matching: inputs are served one after another in a round-robin order
-//! that starts at a pointer advancing by one every cycle; each takes the
-//! best of its candidates that is free and not yet taken this cycle.
+//! Matching (separable, input first; every input and every output decides
+//! in parallel, so the delay grows with log F and log P, Chien §3 Figure 2):
+//! 1. each requesting input picks the best of its candidates whose output
+//!    is free (path selection below), through a tree of F - 1 comparisons;
+//! 2. each output goes to one of the inputs that picked it, the first in
+//!    a round-robin order that starts at a pointer advancing by one every
+//!    cycle.
+//!
+//! An input that loses its pick waits for the next cycle rather than
+//! trying its second choice in this one: a serial matching would, but its
+//! chain of P F comparisons made the allocator the router's critical path.
 //! Fairness: an input that keeps requesting is first in line at least once
-//! every P cycles, and then gets any candidate that is free.
+//! every P cycles, and then gets the output it picks.
 //!
 //! Path selection among free candidates (LAPSES §4.1); ties go to the
 //! earliest choice:
@@ -99,33 +107,29 @@ impl RoutingArbiter {
     }
 
     /// The Verilog of [`Logic::update`]: one combinational always block in
-    /// the same order (scores, the matching input by input, the history).
+    /// the same order (scores, each input's pick, each output's winner, the
+    /// history). The pick is a tree of comparisons whose left side wins
+    /// ties, so it equals the model's scan for the earliest best choice.
     fn body(&self) -> String {
         let (p, f) = (self._p, self._f);
         let pb = PORT_BITS;
         let sb = SCORE_BITS;
-        let mut s = String::new();
+        let mut decl = String::new();
+        let mut code = String::new();
         let mut line = |t: String| {
-            s.push_str("    ");
-            s.push_str(&t);
-            s.push('\n');
+            code.push_str("    ");
+            code.push_str(&t);
+            code.push('\n');
         };
+        let mut reg = |t: String| {
+            decl.push_str("    ");
+            decl.push_str(&t);
+            decl.push('\n');
+        };
+        reg("reg saturate;".into());
         for o in 0..p {
-            line(format!(
-                "reg [{}:0] score${o}; reg taken${o}; reg used${o};",
-                sb - 1
-            ));
+            reg(format!("reg [{}:0] score${o}; reg won${o};", sb - 1));
         }
-        for i in 0..p {
-            line(format!(
-                "reg found${i}; reg [{}:0] best${i}; reg [{}:0] bestj${i};",
-                sb - 1,
-                pb - 1
-            ));
-        }
-        line("reg avail;".into());
-        line(format!("reg [{}:0] val;", sb - 1));
-        line("reg saturate;".into());
         line("always @(*) begin".into());
         line("    start$clock = clock;".into());
         for o in 0..p {
@@ -140,80 +144,131 @@ impl RoutingArbiter {
                 PathSelection::MaxCredit => format!("out_credits${o}"),
                 PathSelection::MinMux => format!("~out_mux${o}"),
             };
-            line(format!(
-                "    score${o} = {score}; taken${o} = 1'b0; used${o} = 1'b0;"
+            line(format!("    score${o} = {score}; won${o} = 1'b0;"));
+        }
+        // 1. Each input's pick: leaves are its candidates, each node keeps
+        // the left (earlier) side unless the right one is valid and scores
+        // higher.
+        for i in 0..p {
+            let mut level: Vec<String> = Vec::new();
+            for j in 0..f {
+                let k = i * f + j;
+                let n = format!("t${i}${j}");
+                // A lone candidate needs no score: nothing compares it.
+                let scored = f > 1;
+                let (sdecl, s0) = if scored {
+                    (
+                        format!(" reg [{}:0] {n}$s;", sb - 1),
+                        format!(" {n}$s = {sb}'d0;"),
+                    )
+                } else {
+                    (String::new(), String::new())
+                };
+                reg(format!(
+                    "reg {n}$v;{sdecl} reg [{}:0] {n}$j; reg [{}:0] {n}$o;",
+                    pb - 1,
+                    pb - 1
+                ));
+                line(format!(
+                    "    {n}$v = 1'b0;{s0} {n}$j = {pb}'d{j}; {n}$o = cand${k};"
+                ));
+                for o in 0..p {
+                    line(format!(
+                        "    if (req${i} & cand_valid${k} & (cand${k} == {pb}'d{o}) & out_free${o}) \
+                         begin {n}$v = 1'b1;{} end",
+                        if scored {
+                            format!(" {n}$s = score${o};")
+                        } else {
+                            String::new()
+                        }
+                    ));
+                }
+                level.push(n);
+            }
+            let mut depth = 0;
+            while level.len() > 1 {
+                depth += 1;
+                let mut next = Vec::new();
+                for (m, pair) in level.chunks(2).enumerate() {
+                    if let [l, r] = pair {
+                        let n = format!("u${i}${depth}${m}");
+                        // The root's score is not compared again.
+                        let root = level.len() == 2;
+                        let (sdecl, sr, sl) = if root {
+                            (String::new(), String::new(), String::new())
+                        } else {
+                            (
+                                format!(" reg [{}:0] {n}$s;", sb - 1),
+                                format!(" {n}$s = {r}$s;"),
+                                format!(" {n}$s = {l}$s;"),
+                            )
+                        };
+                        reg(format!(
+                            "reg {n}$v;{sdecl} reg [{}:0] {n}$j; reg [{}:0] {n}$o;",
+                            pb - 1,
+                            pb - 1
+                        ));
+                        line(format!(
+                            "    if ({r}$v & (~{l}$v | ({r}$s > {l}$s))) begin \
+                             {n}$v = 1'b1;{sr} {n}$j = {r}$j; {n}$o = {r}$o; end \
+                             else begin {n}$v = {l}$v;{sl} {n}$j = {l}$j; {n}$o = {l}$o; end"
+                        ));
+                        next.push(n);
+                    } else {
+                        next.push(pair[0].clone());
+                    }
+                }
+                level = next;
+            }
+            reg(format!(
+                "wire pick${i}$v = {0}$v; wire [{1}:0] pick${i}$j = {0}$j; wire [{1}:0] pick${i}$o = {0}$o;",
+                level[0],
+                pb - 1
             ));
         }
-        for k in 0..p * f {
-            line(format!("    grant${k} = 1'b0;"));
-        }
+        // 2. Each output's winner: the first input that picked it, from the
+        // round-robin pointer up, then the rest.
         for m in 0..p * p {
             line(format!("    grant_out${m} = 1'b0;"));
         }
-        line("    avail = 1'b0; val = 8'd0;".into());
-        // Round-robin order: inputs from the pointer up, then the rest.
-        for pass in 0..2 {
-            for i in 0..p {
-                let first = match (pass, i) {
-                    (0, 0) => format!("(start$q == {pb}'d0)"),
-                    (0, i) if i == (1 << pb) - 1 => "1'b1".into(),
-                    (0, i) => format!("(start$q <= {pb}'d{i})"),
-                    (_, 0) => format!("(start$q != {pb}'d0)"),
-                    (_, i) if i == (1 << pb) - 1 => "1'b0".into(),
-                    (_, i) => format!("(start$q > {pb}'d{i})"),
-                };
-                if first == "1'b0" {
-                    continue;
-                }
-                if pass == 0 {
+        for o in 0..p {
+            for pass in 0..2 {
+                for i in 0..p {
+                    let from_start = if pass == 0 {
+                        format!(" & (start$q <= {pb}'d{i})")
+                    } else {
+                        String::new()
+                    };
                     line(format!(
-                        "    found${i} = 1'b0; best${i} = {sb}'d0; bestj${i} = {pb}'d0;"
+                        "    if (~won${o} & pick${i}$v & (pick${i}$o == {pb}'d{o}){from_start}) \
+                         begin won${o} = 1'b1; grant_out${} = 1'b1; end",
+                        o * p + i
                     ));
                 }
-                line(format!("    if (req${i} & {first}) begin"));
-                for j in 0..f {
-                    let k = i * f + j;
-                    line("        avail = 1'b0; val = 8'd0;".into());
-                    for o in 0..p {
-                        line(format!(
-                            "        if (cand_valid${k} & (cand${k} == {pb}'d{o}) & out_free${o} \
-                             & ~taken${o}) begin avail = 1'b1; val = score${o}; end"
-                        ));
-                    }
-                    line(format!(
-                        "        if (avail & (~found${i} | (val > best${i}))) begin found${i} = 1'b1; \
-                         best${i} = val; bestj${i} = {pb}'d{j}; end"
-                    ));
-                }
-                for j in 0..f {
-                    let k = i * f + j;
-                    line(format!(
-                        "        if (found${i} & (bestj${i} == {pb}'d{j})) begin grant${k} = 1'b1;"
-                    ));
-                    for o in 0..p {
-                        line(format!(
-                            "            if (cand${k} == {pb}'d{o}) begin taken${o} = 1'b1; \
-                             used${o} = 1'b1; grant_out${} = 1'b1; end",
-                            o * p + i
-                        ));
-                    }
-                    line("        end".into());
-                }
-                line("    end".into());
+            }
+        }
+        for i in 0..p {
+            let wins: Vec<String> = (0..p).map(|o| format!("grant_out${}", o * p + i)).collect();
+            for j in 0..f {
+                line(format!(
+                    "    grant${} = (pick${i}$j == {pb}'d{j}) & ({});",
+                    i * f + j,
+                    wins.join(" | ")
+                ));
             }
         }
         // History for LRU and LFU.
         let sat: Vec<String> = (0..p)
-            .map(|o| format!("(used${o} & (uses${o}$q == {sb}'d255))"))
+            .map(|o| format!("(won${o} & (uses${o}$q == {sb}'d255))"))
             .collect();
         line(format!("    saturate = {};", sat.join(" | ")));
         for o in 0..p {
             line(format!(
                 "    if (rst | saturate) uses${o}$d = {sb}'d0; \
-                 else if (used${o}) uses${o}$d = uses${o}$q + {sb}'d1; else uses${o}$d = uses${o}$q;"
+                 else if (won${o}) uses${o}$d = uses${o}$q + {sb}'d1; else uses${o}$d = uses${o}$q;"
             ));
             line(format!(
-                "    if (rst | used${o}) age${o}$d = {sb}'d0; \
+                "    if (rst | won${o}) age${o}$d = {sb}'d0; \
                  else if (age${o}$q != {sb}'d255) age${o}$d = age${o}$q + {sb}'d1; \
                  else age${o}$d = age${o}$q;"
             ));
@@ -223,7 +278,7 @@ impl RoutingArbiter {
             p - 1
         ));
         line("end".into());
-        s
+        decl + &code
     }
 }
 
@@ -250,31 +305,38 @@ impl Logic for RoutingArbiter {
                 }
             })
             .collect();
+        // 1. Each input's pick: the earliest of its best free candidates.
+        let pick: Vec<Option<(usize, usize)>> = (0..p)
+            .map(|i| {
+                let mut best: Option<(usize, usize, u64)> = None;
+                if !self.req[i].val() {
+                    return None;
+                }
+                for j in 0..f {
+                    let k = i * f + j;
+                    let o = self.cand[k].val().index();
+                    if !self.cand_valid[k].val() || o >= p || !self.out_free[o].val() {
+                        continue;
+                    }
+                    if best.map_or(true, |(_, _, b)| score[o] > b) {
+                        best = Some((j, o, score[o]));
+                    }
+                }
+                best.map(|(j, o, _)| (j, o))
+            })
+            .collect();
+        // 2. Each output's winner: round robin from the pointer.
         let mut taken = vec![false; p];
         let mut grant = vec![false; p * f];
         let mut grant_out = vec![false; p * p];
         let start = self.start.q.val().index();
-        // Round-robin order: inputs from the pointer up, then the rest.
         for i in (start..p).chain(0..start.min(p)) {
-            if !self.req[i].val() {
-                continue;
-            }
-            let mut best: Option<(usize, u64)> = None;
-            for j in 0..f {
-                let k = i * f + j;
-                let o = self.cand[k].val().index();
-                if !self.cand_valid[k].val() || o >= p || !self.out_free[o].val() || taken[o] {
-                    continue;
+            if let Some((j, o)) = pick[i] {
+                if !taken[o] {
+                    taken[o] = true;
+                    grant[i * f + j] = true;
+                    grant_out[o * p + i] = true;
                 }
-                if best.map_or(true, |(_, b)| score[o] > b) {
-                    best = Some((j, score[o]));
-                }
-            }
-            if let Some((j, _)) = best {
-                let o = self.cand[i * f + j].val().index();
-                grant[i * f + j] = true;
-                taken[o] = true;
-                grant_out[o * p + i] = true;
             }
         }
         for (g, v) in self.grant.iter_mut().zip(&grant) {
@@ -389,27 +451,36 @@ mod tests {
                     PathSelection::MinMux => 255 - mux[o],
                 }
             };
-            let mut grant = vec![0; p * f];
-            let mut grant_out = vec![0; p * p];
-            let mut taken = vec![false; p];
-            let order: Vec<usize> = (self.start..p).chain(0..self.start).collect();
-            for i in order {
+            // Every input proposes its best free candidate; every output
+            // accepts the proposer nearest after the pointer (cyclically).
+            let mut proposals: Vec<(usize, usize, usize)> = Vec::new();
+            for i in 0..p {
                 if req[i] == 0 {
                     continue;
                 }
-                let mut best: Option<(usize, u64)> = None;
-                for j in 0..f {
-                    let o = cand[i * f + j] as usize;
-                    if cand_valid[i * f + j] == 0 || o >= p || free[o] == 0 || taken[o] {
-                        continue;
-                    }
-                    if best.is_none_or(|(_, s)| score(o) > s) {
-                        best = Some((j, score(o)));
-                    }
+                // max_by_key keeps the last maximum; scan backwards to keep
+                // the earliest.
+                let best = (0..f)
+                    .rev()
+                    .filter(|&j| {
+                        let o = cand[i * f + j] as usize;
+                        cand_valid[i * f + j] == 1 && o < p && free[o] == 1
+                    })
+                    .max_by_key(|&j| score(cand[i * f + j] as usize));
+                if let Some(j) = best {
+                    proposals.push((i, j, cand[i * f + j] as usize));
                 }
-                if let Some((j, _)) = best {
-                    let o = cand[i * f + j] as usize;
-                    taken[o] = true;
+            }
+            let mut grant = vec![0; p * f];
+            let mut grant_out = vec![0; p * p];
+            let mut taken = vec![false; p];
+            for (o, t) in taken.iter_mut().enumerate() {
+                let winner = proposals
+                    .iter()
+                    .filter(|&&(_, _, po)| po == o)
+                    .min_by_key(|&&(i, _, _)| (i + p - self.start) % p);
+                if let Some(&(i, j, _)) = winner {
+                    *t = true;
                     grant[i * f + j] = 1;
                     grant_out[o * p + i] = 1;
                 }
@@ -587,12 +658,12 @@ mod tests {
             ..BlockParams::default()
         })
         .collect();
-        // The mutant never marks an output taken: two inputs can share it.
+        // The mutant never marks output 0 won: two inputs can share it.
         all_checks(
             BlockKind::RoutingArbiter,
             &sets,
             2000,
-            ("taken$0 = 1'b1", "taken$0 = 1'b0"),
+            ("won$0 = 1'b1", "won$0 = 1'b0"),
         );
     }
 }
