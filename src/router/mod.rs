@@ -110,7 +110,7 @@ use std::fmt::Write as _;
 
 use rust_hdl::prelude::*;
 
-use crate::algo::{Network, Relation};
+use crate::algo::{Knobs, Network, Relation};
 use crate::blocks::address_decoder::HeaderUpdate;
 use crate::blocks::cosim::{each, InputSignal};
 use crate::blocks::flow_control::{COUNT_BITS, MAX_DEPTH};
@@ -155,6 +155,25 @@ fn unsupported(what: String) -> Error {
 
 /// The relation of `spec`, compiled for the router's address decoders.
 pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
+    compile_with(spec, Knobs::default())
+}
+
+/// The relation of `spec` compiled with the torus dateline virtual channels
+/// removed (every VC of a ring in one class), so that dimension-order
+/// routing on a torus can deadlock. Only for tests that must show a
+/// deadlock being caught; no command-line option reaches it.
+#[doc(hidden)]
+pub fn compile_deadlock_prone_without_dateline_vcs(spec: &RouterSpec) -> Result<CompiledTable> {
+    compile_with(
+        spec,
+        Knobs {
+            dateline: false,
+            ..Knobs::default()
+        },
+    )
+}
+
+fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
     if spec.flow_control != FlowControl::Credit {
         return Err(unsupported(format!("{} flow control", spec.flow_control)));
     }
@@ -198,7 +217,7 @@ pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
         return Err(unsupported(format!("a network of {} nodes", spec.nodes())));
     }
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
-    let rel = Relation::new(spec.algorithm, net, spec.vcs)?;
+    let rel = Relation::with_knobs(spec.algorithm, net, spec.vcs, knobs)?;
     let table = tables::compile(&rel, spec.addressing)?;
     if table.shape.field_bits != field as usize {
         return Err(Error::InvalidSpec(format!(
@@ -317,7 +336,7 @@ impl<const W: usize> Router<W> {
     }
 
     /// The router of `spec` with its relation already compiled.
-    fn with_table(spec: &RouterSpec, table: CompiledTable) -> Result<Self> {
+    pub fn with_table(spec: &RouterSpec, table: CompiledTable) -> Result<Self> {
         if spec.flit_width as usize != W {
             return Err(unsupported(format!(
                 "flit width {} in a {W}-bit router",
@@ -1105,7 +1124,8 @@ pub fn core_verilog(spec: &RouterSpec) -> Result<String> {
     core_verilog_of(spec, compile(spec)?)
 }
 
-fn core_verilog_of(spec: &RouterSpec, table: CompiledTable) -> Result<String> {
+/// [`core_verilog`] with the relation already compiled.
+pub fn core_verilog_of(spec: &RouterSpec, table: CompiledTable) -> Result<String> {
     fn emit<const W: usize>(spec: &RouterSpec, table: CompiledTable) -> Result<String> {
         let mut r = Router::<W>::with_table(spec, table)?;
         crate::blocks::prepare(&mut r);
@@ -1162,7 +1182,8 @@ pub fn top_verilog(spec: &RouterSpec) -> Result<String> {
     top_verilog_of(spec, &compile(spec)?)
 }
 
-fn top_verilog_of(spec: &RouterSpec, table: &CompiledTable) -> Result<String> {
+/// [`top_verilog`] with the relation already compiled.
+pub fn top_verilog_of(spec: &RouterSpec, table: &CompiledTable) -> Result<String> {
     let mut ctx = tera::Context::new();
     let ports: Vec<usize> = (0..table.ports()).collect();
     let vb = vc_bits(spec.vcs);
@@ -1185,4 +1206,4 @@ fn top_verilog_of(spec: &RouterSpec, table: &CompiledTable) -> Result<String> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
