@@ -1166,10 +1166,11 @@ pub fn vc_bits(vcs: u32) -> u32 {
 /// (docs/interface.md: n coordinates of `coord_bits` each).
 pub fn node_id_bits(spec: &RouterSpec) -> Result<Option<u32>> {
     let table = compile(spec)?;
-    Ok(node_bits_of(&table))
+    Ok(node_id_bits_of(&table))
 }
 
-fn node_bits_of(table: &CompiledTable) -> Option<u32> {
+/// The `node_id` width of a router with the compiled relation `table`.
+pub fn node_id_bits_of(table: &CompiledTable) -> Option<u32> {
     table
         .needs_node()
         .then_some((table.shape.dims * table.shape.coord_bits) as u32)
@@ -1197,7 +1198,7 @@ pub fn top_verilog_of(spec: &RouterSpec, table: &CompiledTable) -> Result<String
     ctx.insert("vc_pad", &(VC_BITS as u32 - vb));
     ctx.insert("vc_inner", &VC_BITS);
     ctx.insert("lanes", &(0..spec.vcs as usize).collect::<Vec<_>>());
-    let node_bits = node_bits_of(table);
+    let node_bits = node_id_bits_of(table);
     ctx.insert("has_node", &node_bits.is_some());
     ctx.insert("node_bits", &node_bits.unwrap_or(0));
     ctx.insert("node_pad", &(spec.flit_width - node_bits.unwrap_or(0)));

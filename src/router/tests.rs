@@ -6,7 +6,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::*;
-use crate::algo::{Dir, Input, NodeId, Port};
+use crate::algo::{Input, NodeId, Port};
 use crate::blocks::cosim::SplitMix64;
 use crate::sim::network::port_of;
 use crate::spec::{Addressing, Algorithm, PathSelection, SpecInput};

@@ -9,8 +9,10 @@
 //! engines on the same seed can only differ if their routers differ.
 
 pub mod engine_rust;
+pub mod engine_verilator;
 pub mod network;
 pub mod ni;
+pub mod plot;
 pub mod stats;
 pub mod traffic;
 pub mod watchdog;
@@ -38,6 +40,8 @@ pub const RESET_CYCLES: u64 = 2;
 pub enum EngineKind {
     /// rust-hdl models of the routers, in this process.
     Rust,
+    /// The emitted Verilog, compiled by Verilator (cached), in this process.
+    Verilator,
 }
 
 /// Everything a run needs.
@@ -141,6 +145,9 @@ pub fn build_engine(cfg: &SimConfig, kind: EngineKind) -> Result<Box<dyn Engine>
     let table = cfg.table()?;
     match kind {
         EngineKind::Rust => engine_rust::new(&cfg.spec, table),
+        EngineKind::Verilator => Ok(Box::new(engine_verilator::VerilatorEngine::new(
+            &cfg.spec, &table,
+        )?)),
     }
 }
 
@@ -381,3 +388,88 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
 
 #[cfg(test)]
 mod tests;
+
+/// Whether a run at some load is past saturation: accepted throughput
+/// below 95% of offered, latency above three times `base` (the lowest
+/// load's), or the run did not finish.
+pub fn saturated(s: &Stats, base: Option<f64>) -> bool {
+    let lat = s.mean_latency();
+    !s.complete
+        || s.accepted < 0.95 * s.offered
+        || matches!((lat, base), (Some(l), Some(b)) if l > 3.0 * b)
+}
+
+/// Finds the saturation load of `cfg` on one engine: loads 0.1, 0.2, ...
+/// until [`saturated`], then three bisection steps between the last good
+/// load and the first saturated one. Returns every run (in the order run)
+/// and the highest load found unsaturated.
+pub fn find_saturation(
+    cfg: &SimConfig,
+    engine: &mut dyn FnMut() -> Result<Box<dyn Engine>>,
+    ctl: &Control,
+    on_row: &mut dyn FnMut(&Stats),
+) -> Result<(Vec<Stats>, f64)> {
+    let mut rows = Vec::new();
+    let max = 1.0
+        / bisection_rate(&Network::new(
+            cfg.spec.topology,
+            cfg.spec.dims,
+            cfg.spec.radix,
+        )?);
+    let mut base = None;
+    let mut good = 0.0;
+    let mut bad = None;
+    let mut load = 0.1;
+    while load <= max + 1e-9 {
+        let s = run(
+            &SimConfig {
+                load,
+                ..cfg.clone()
+            },
+            engine()?.as_mut(),
+            ctl,
+        )?
+        .stats;
+        on_row(&s);
+        base = base.or(s.mean_latency());
+        let sat = saturated(&s, base);
+        let stop = !s.complete;
+        rows.push(s);
+        if stop {
+            return Ok((rows, good));
+        }
+        if sat {
+            bad = Some(load);
+            break;
+        }
+        good = load;
+        load = ((load + 0.1) * 10.0).round() / 10.0;
+    }
+    if let Some(mut hi) = bad {
+        for _ in 0..3 {
+            let mid = (good + hi) / 2.0;
+            let s = run(
+                &SimConfig {
+                    load: mid,
+                    ..cfg.clone()
+                },
+                engine()?.as_mut(),
+                ctl,
+            )?
+            .stats;
+            on_row(&s);
+            let sat = saturated(&s, base);
+            let stop = !s.complete;
+            rows.push(s);
+            if stop {
+                break;
+            }
+            if sat {
+                hi = mid;
+            } else {
+                good = mid;
+            }
+        }
+    }
+    Ok((rows, good))
+}

@@ -42,3 +42,30 @@ fn mesh_dimension_order_delivers_everything() {
     assert!(r.stats.latencies.len() == r.stats.measured_packets);
     assert!(r.stats.measured_packets > 50);
 }
+
+fn run_on(c: &SimConfig, kind: EngineKind) -> Run {
+    let mut e = build_engine(c, kind).unwrap();
+    run(c, e.as_mut(), &Control::default()).unwrap()
+}
+
+#[test]
+fn engines_agree_flit_by_flit_on_a_mesh() {
+    let s = spec_on(Algorithm::DimensionOrder, Topology::Mesh, 2, 4, 1);
+    let c = SimConfig {
+        trace: true,
+        ..cfg(s, 0.5)
+    };
+    let t0 = Instant::now();
+    let v = run_on(&c, EngineKind::Verilator);
+    eprintln!("verilator: {:.2} s", t0.elapsed().as_secs_f64());
+    let r = run_on(&c, EngineKind::Rust);
+    assert!(v.trace.len() > 1000, "{} flits", v.trace.len());
+    assert_eq!(v.trace.len(), r.trace.len());
+    if let Some(i) = (0..v.trace.len()).find(|&i| v.trace[i] != r.trace[i]) {
+        panic!(
+            "traces differ from delivered flit {i}: verilator {:?}, rust {:?}",
+            &v.trace[i..(i + 4).min(v.trace.len())],
+            &r.trace[i..(i + 4).min(r.trace.len())]
+        );
+    }
+}
