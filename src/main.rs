@@ -415,7 +415,7 @@ fn run_sim(args: &SimArgs) -> Result<()> {
         flit_width: Some(32),
         ..SpecInput::default()
     };
-    let resolved = resolve_spec(&args.spec, base)?;
+    let resolved = resolve_spec(&args.spec, base.clone())?;
     let pattern: sim::traffic::Pattern = args.traffic.parse()?;
     let length: sim::traffic::Length = args.length.parse()?;
     if let Some(f) = args.fmax_mhz {
@@ -467,15 +467,8 @@ fn run_sim(args: &SimArgs) -> Result<()> {
         let spec = if args.algos.is_empty() {
             resolved.spec.clone()
         } else {
-            let input = SpecInput {
-                algorithm: Some(algorithm),
-                ..args.spec.to_input()
-            };
-            let file = match &args.spec.config {
-                Some(path) => SpecInput::from_file(path)?,
-                None => SpecInput::default(),
-            };
-            base.clone().overlay(file).overlay(input).resolve()?.spec
+            resolve_spec(&args.spec, SpecInput { algorithm: Some(algorithm), ..base.clone() })
+                .map(|r| r.spec)?
         };
         routergen::router::supported(&spec)?;
         let cfg = SimConfig {

@@ -69,3 +69,111 @@ fn engines_agree_flit_by_flit_on_a_mesh() {
         );
     }
 }
+
+#[test]
+fn watchdog_catches_dimension_order_on_a_torus_without_dateline_vcs() {
+    // One VC: without the dateline classes each ring is one cycle of
+    // channel dependencies (Dally and Seitz; survey §5).
+    let s = RouterSpec {
+        vcs: 1,
+        ..spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2)
+    };
+    let c = SimConfig {
+        length: traffic::Length::Fixed(16),
+        watchdog: 200,
+        deadlock_prone_without_dateline_vcs: true,
+        ..cfg(s, 1.0)
+    };
+    let e = match run_rust(&c) {
+        Err(e) => e,
+        Ok(r) => panic!("no deadlock: {} packets delivered", r.stats.latencies.len()),
+    };
+    let text = e.to_string();
+    eprintln!("{text}");
+    assert!(text.starts_with("deadlock:"), "{text}");
+    assert!(text.contains("cycle of waits"), "{text}");
+    assert!(text.contains("downstream buffer full"), "{text}");
+    // The same traffic with the dateline VCs in place drains.
+    let ok = SimConfig {
+        deadlock_prone_without_dateline_vcs: false,
+        spec: RouterSpec { vcs: 2, ..c.spec.clone() },
+        ..c
+    };
+    let r = run_rust(&ok).unwrap();
+    assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
+}
+
+#[test]
+fn hot_spot_overload_drains_without_loss() {
+    let s = spec_on(Algorithm::Duato, Topology::Mesh, 2, 4, 2);
+    let c = SimConfig {
+        pattern: "hot-spot:0.5:5".parse().unwrap(),
+        warmup: 100,
+        measure: 400,
+        ..cfg(s, 1.0)
+    };
+    let r = run_rust(&c).unwrap();
+    // Overload: the hot node ejects at most one flit per cycle.
+    assert!(r.stats.accepted < 0.8 * r.stats.offered, "{:?}", (r.stats.accepted, r.stats.offered));
+    assert!(r.stats.measured_packets > 100);
+    assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
+}
+
+/// Both engines on one configuration and seed: identical per-flit
+/// delivery traces, and every check of [`run`] passed on both.
+fn engines_agree(s: RouterSpec, load: f64, measure: u64) -> usize {
+    let c = SimConfig {
+        trace: true,
+        measure,
+        ..cfg(s, load)
+    };
+    let v = run_on(&c, EngineKind::Verilator);
+    let r = run_on(&c, EngineKind::Rust);
+    assert_eq!(v.trace.len(), r.trace.len(), "{}", c.spec.name());
+    if let Some(i) = (0..v.trace.len()).find(|&i| v.trace[i] != r.trace[i]) {
+        panic!(
+            "{}: traces differ from delivered flit {i}: verilator {:?}, rust {:?}",
+            c.spec.name(),
+            &v.trace[i..(i + 4).min(v.trace.len())],
+            &r.trace[i..(i + 4).min(r.trace.len())]
+        );
+    }
+    assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
+    v.trace.len()
+}
+
+#[test]
+fn engines_agree_on_a_torus_under_duato() {
+    let s = spec_on(Algorithm::Duato, Topology::Torus, 2, 4, 3);
+    assert!(engines_agree(s, 0.8, 1500) > 2000);
+}
+
+/// Every algorithm on 4-ary 2-D and 3-D meshes and tori (where the
+/// algorithm is defined), at low and high load: both engines, identical
+/// traces, every packet delivered. Slow (a Verilator build per
+/// configuration, 64-router networks on the rust-hdl engine): `make
+/// sim-matrix`.
+#[test]
+#[ignore]
+fn every_algorithm_on_meshes_and_tori_both_engines() {
+    for algorithm in Algorithm::all() {
+        for topology in [Topology::Mesh, Topology::Torus] {
+            for dims in [2, 3] {
+                if algorithm.supports(topology, dims).is_err() {
+                    continue;
+                }
+                let v = algorithm.min_vcs(topology, dims);
+                let s = spec_on(algorithm, topology, dims, 4, v);
+                for load in [0.1, 0.7] {
+                    let t0 = Instant::now();
+                    let n = engines_agree(s.clone(), load, 2000);
+                    eprintln!(
+                        "{} load {load}: {n} flits, traces equal ({:.0} s)",
+                        s.name(),
+                        t0.elapsed().as_secs_f64()
+                    );
+                }
+            }
+        }
+    }
+}
