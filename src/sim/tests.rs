@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use super::*;
 use crate::router::tests::spec_on;
+use crate::spec::names::Named;
 use crate::spec::{Algorithm, Topology};
 
 fn cfg(spec: RouterSpec, load: f64) -> SimConfig {
