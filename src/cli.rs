@@ -226,8 +226,10 @@ pub struct BenchArgs {
     )]
     pub engine: Vec<crate::sim::EngineKind>,
 
-    /// Offered load, a fraction of the bisection-limited rate.
-    #[arg(long, default_value_t = 0.25)]
+    /// Offered load, a fraction of the bisection-limited rate [default:
+    /// 0.225, half the saturation load `routergen sim --radix 8 --sweep`
+    /// finds for dimension order].
+    #[arg(long, default_value_t = 0.225)]
     pub load: f64,
 
     /// Measured cycles per engine (the Rust engine runs a tenth of them).
