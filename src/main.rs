@@ -467,8 +467,14 @@ fn run_sim(args: &SimArgs) -> Result<()> {
         let spec = if args.algos.is_empty() {
             resolved.spec.clone()
         } else {
-            resolve_spec(&args.spec, SpecInput { algorithm: Some(algorithm), ..base.clone() })
-                .map(|r| r.spec)?
+            resolve_spec(
+                &args.spec,
+                SpecInput {
+                    algorithm: Some(algorithm),
+                    ..base.clone()
+                },
+            )
+            .map(|r| r.spec)?
         };
         routergen::router::supported(&spec)?;
         let cfg = SimConfig {
@@ -566,18 +572,13 @@ fn run_sim(args: &SimArgs) -> Result<()> {
     }
     if let Some(path) = &args.svg {
         let title = format!(
-            "{} {}-ary {}-dimensional {}, {} traffic",
-            if rows.is_empty() {
-                String::new()
-            } else {
-                String::new()
-            },
+            "{}-ary {}-dimensional {}, {} traffic",
             resolved.spec.radix,
             resolved.spec.dims,
             resolved.spec.topology,
             pattern
         );
-        write_file(path, &sim::plot::latency_svg(&rows, title.trim()))?;
+        write_file(path, &sim::plot::latency_svg(&rows, &title))?;
     }
     if let Some(path) = &args.trace {
         let mut text = String::from("node,cycle,packet,flit\n");

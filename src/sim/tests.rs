@@ -39,7 +39,7 @@ fn mesh_dimension_order_delivers_everything() {
         r.stats.cycles,
         r.stats.cycles as f64 * 16.0 / el
     );
-    eprintln!("{}", stats::table(&[r.stats.clone()]));
+    eprintln!("{}", stats::table(std::slice::from_ref(&r.stats)));
     assert!(r.stats.latencies.len() == r.stats.measured_packets);
     assert!(r.stats.measured_packets > 50);
 }
@@ -97,7 +97,10 @@ fn watchdog_catches_dimension_order_on_a_torus_without_dateline_vcs() {
     // The same traffic with the dateline VCs in place drains.
     let ok = SimConfig {
         deadlock_prone_without_dateline_vcs: false,
-        spec: RouterSpec { vcs: 2, ..c.spec.clone() },
+        spec: RouterSpec {
+            vcs: 2,
+            ..c.spec.clone()
+        },
         ..c
     };
     let r = run_rust(&ok).unwrap();
@@ -115,7 +118,11 @@ fn hot_spot_overload_drains_without_loss() {
     };
     let r = run_rust(&c).unwrap();
     // Overload: the hot node ejects at most one flit per cycle.
-    assert!(r.stats.accepted < 0.8 * r.stats.offered, "{:?}", (r.stats.accepted, r.stats.offered));
+    assert!(
+        r.stats.accepted < 0.8 * r.stats.offered,
+        "{:?}",
+        (r.stats.accepted, r.stats.offered)
+    );
     assert!(r.stats.measured_packets > 100);
     assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
 }
