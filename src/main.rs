@@ -490,6 +490,13 @@ fn run_sim(args: &SimArgs) -> Result<()> {
             cycle_ns: args.fmax_mhz.map(|f| 1000.0 / f),
             ..SimConfig::new(spec)
         };
+        for &load in &args.load {
+            SimConfig {
+                load,
+                ..cfg.clone()
+            }
+            .check()?;
+        }
         bar.set_message(format!("{algorithm}: building"));
         let mut engine = || sim::build_engine(&cfg, args.engine);
         let mut on_row = |s: &stats::Stats| {
@@ -573,10 +580,7 @@ fn run_sim(args: &SimArgs) -> Result<()> {
     if let Some(path) = &args.svg {
         let title = format!(
             "{}-ary {}-dimensional {}, {} traffic",
-            resolved.spec.radix,
-            resolved.spec.dims,
-            resolved.spec.topology,
-            pattern
+            resolved.spec.radix, resolved.spec.dims, resolved.spec.topology, pattern
         );
         write_file(path, &sim::plot::latency_svg(&rows, &title))?;
     }

@@ -108,7 +108,9 @@ impl SimConfig {
         Relation::with_knobs(self.spec.algorithm, net, self.spec.vcs, knobs)
     }
 
-    fn check(&self) -> Result<()> {
+    /// Checks the configuration against its network before anything is
+    /// built; the error names the bad value and what is allowed.
+    pub fn check(&self) -> Result<()> {
         if !(self.load >= 0.0 && self.load.is_finite()) {
             return Err(Error::InvalidSpec(format!(
                 "--load {} must be a non-negative number (a fraction of the bisection-limited \
@@ -125,6 +127,18 @@ impl SimConfig {
             return Err(Error::InvalidSpec(
                 "--watchdog must be at least 1 cycle".into(),
             ));
+        }
+        let net = Network::new(self.spec.topology, self.spec.dims, self.spec.radix)?;
+        self.pattern.check(&net)?;
+        let rate = bisection_rate(&net);
+        if self.load * rate > 1.0 {
+            return Err(Error::InvalidSpec(format!(
+                "--load {} asks {:.3} flits per node per cycle; a local port takes at most 1 \
+                 (the largest load here is {:.3})",
+                self.load,
+                self.load * rate,
+                1.0 / rate
+            )));
         }
         Ok(())
     }
@@ -176,20 +190,11 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
     cfg.check()?;
     let spec = &cfg.spec;
     let w = Wiring::new(spec)?;
-    cfg.pattern.check(&w.net)?;
     let rel = cfg.relation()?;
     let codec = Codec::new(spec);
     let (nodes, pp, v) = (w.nodes(), w.ports, w.vcs);
     let depth = spec.buffer_depth as usize;
     let flit_rate = cfg.load * bisection_rate(&w.net);
-    if flit_rate > 1.0 {
-        return Err(Error::InvalidSpec(format!(
-            "--load {} asks {flit_rate:.3} flits per node per cycle; a local port takes at most \
-             1 (the largest load here is {:.3})",
-            cfg.load,
-            1.0 / bisection_rate(&w.net)
-        )));
-    }
     let mean_len = cfg.length.mean();
     let mut sources: Vec<Source> = (0..nodes)
         .map(|n| Source::new(cfg.seed, n as u32, flit_rate, mean_len, cfg.injection))
