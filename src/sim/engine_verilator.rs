@@ -135,6 +135,34 @@ void rg_step(void *p, int rst, const uint64_t *ind, const uint32_t *inf, const u
     )
 }
 
+/// Stands for the router's module name in [`VERILATOR_ARGS`].
+const TOP_MARK: &str = "<top>";
+
+/// How the shared object is built (part of the cache key).
+const VERILATOR_ARGS: &[&str] = &[
+    "--cc",
+    "--exe",
+    "--build",
+    "-j",
+    "2",
+    "-Wno-fatal",
+    "-Wno-lint",
+    "-Wno-style",
+    "-Wno-UNOPTFLAT",
+    "--top-module",
+    TOP_MARK,
+    "-CFLAGS",
+    "-fPIC",
+    "-CFLAGS",
+    "-O2",
+    "-LDFLAGS",
+    "-shared",
+    "-o",
+    "libsimnet.so",
+    "router.v",
+    "shim.cpp",
+];
+
 /// Where compiled networks are kept: `ROUTERGEN_SIM_CACHE`, else
 /// `routergen-sim` under the system temp dir.
 pub fn cache_root() -> PathBuf {
@@ -160,6 +188,7 @@ pub fn build(spec: &RouterSpec, table: &CompiledTable) -> Result<PathBuf> {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     verilog.hash(&mut h);
     cpp.hash(&mut h);
+    VERILATOR_ARGS.hash(&mut h);
     let key = format!("{}-{:016x}", spec.name(), h.finish());
     let root = cache_root();
     let lib = root.join(&key).join("libsimnet.so");
@@ -175,34 +204,11 @@ pub fn build(spec: &RouterSpec, table: &CompiledTable) -> Result<PathBuf> {
     let dir = tmp.path();
     std::fs::write(dir.join("router.v"), &verilog).map_err(|e| fail(e.to_string()))?;
     std::fs::write(dir.join("shim.cpp"), &cpp).map_err(|e| fail(e.to_string()))?;
-    let out = crate::flows::run(
-        "verilator",
-        &[
-            "--cc",
-            "--exe",
-            "--build",
-            "-j",
-            "2",
-            "-Wno-fatal",
-            "-Wno-lint",
-            "-Wno-style",
-            "-Wno-UNOPTFLAT",
-            "--top-module",
-            &top,
-            "-CFLAGS",
-            "-fPIC",
-            "-CFLAGS",
-            "-O2",
-            "-LDFLAGS",
-            "-shared",
-            "-o",
-            "libsimnet.so",
-            "router.v",
-            "shim.cpp",
-        ],
-        dir,
-    )
-    .map_err(|e| fail(e.to_string()))?;
+    let args: Vec<&str> = VERILATOR_ARGS
+        .iter()
+        .map(|&a| if a == TOP_MARK { top.as_str() } else { a })
+        .collect();
+    let out = crate::flows::run("verilator", &args, dir).map_err(|e| fail(e.to_string()))?;
     let built = dir.join("obj_dir").join("libsimnet.so");
     if !out.success || !built.exists() {
         return Err(fail(format!("{}\n{}", out.stdout, out.stderr)));
