@@ -7,7 +7,7 @@ CARGO ?= cargo
 # cargo-nextest when present (clearer report, parallel per test), else cargo test.
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 
-.PHONY: test tools check-style router matrix fpga-all synth-perf compare-chien
+.PHONY: test tools check-style router matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot
 
 test: tools check-style
 ifeq ($(NEXTEST),yes)
@@ -49,3 +49,17 @@ synth-perf: tools
 # Chien's model beside Yosys and nextpnr for every algorithm the router builds.
 compare-chien: tools
 	$(CARGO) run --release -- synth --compare-chien --target ice40-hx8k
+
+# Network simulation: every algorithm on 4-ary 2-D and 3-D meshes and tori at
+# low and high load on both engines, per-flit traces compared.
+sim-matrix:
+	$(CARGO) test --lib sim::tests::every_algorithm -- --ignored --nocapture
+
+# Router-cycles per second of each engine on an 8x8 mesh (README figures).
+sim-bench:
+	$(CARGO) run -- bench
+
+# The example plot of the README (docs/sim-latency.svg).
+sim-plot:
+	$(CARGO) run -- sim --algos dor,duato --load 0.1,0.2,0.3,0.4,0.5,0.6 \
+	  --warmup 500 --measure 2000 --svg docs/sim-latency.svg --csv docs/sim-latency.csv

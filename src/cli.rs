@@ -76,6 +76,20 @@ pub enum Command {
     /// routers, a traffic generator and checker per node, packet and error
     /// counts on the LEDs and a UART line; --build makes the bitstream.
     Fpga(FpgaArgs),
+    /// Simulates a network of generated routers with a network interface
+    /// per node: traffic, warm-up, measurement and drain phases; every run
+    /// checks that each packet arrives once, at its destination, in order
+    /// and unchanged, and a watchdog stops a deadlocked run and prints the
+    /// blocked channels and the cycle of waits among them.
+    ///
+    /// Prints average and 99th-percentile latency (cycles and ns), offered
+    /// and accepted throughput and channel utilization per load and
+    /// algorithm; --sweep finds the saturation load. Exit status: 0 when
+    /// every check passed, 1 on a fault or deadlock, 2 for bad arguments.
+    Sim(SimArgs),
+    /// Measures simulation speed: router-cycles per second of each engine
+    /// on an 8x8 mesh under uniform traffic.
+    Bench(BenchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -108,6 +122,123 @@ pub struct SynthArgs {
     /// Technology constants for --compare-chien [default: Chien 0.8um].
     #[arg(long, value_name = "FILE")]
     pub tech: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    #[command(flatten)]
+    pub spec: SpecArgs,
+
+    /// Several algorithms, comma-separated (one curve each), instead of --algo.
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        conflicts_with = "algorithm"
+    )]
+    pub algos: Vec<Algorithm>,
+
+    /// rust (rust-hdl models in process) or verilator (the emitted Verilog,
+    /// compiled once per configuration and cached).
+    #[arg(long, value_enum, default_value = "verilator")]
+    pub engine: crate::sim::EngineKind,
+
+    /// uniform, transpose, bit-reversal, shuffle, neighbour, or
+    /// hot-spot:FRACTION:NODE.
+    #[arg(long, value_name = "PATTERN", default_value = "uniform")]
+    pub traffic: String,
+
+    /// Message length in flits: L, LO..HI (uniform) or L:W,L:W,... (weighted mix).
+    #[arg(long, value_name = "FLITS", default_value = "4")]
+    pub length: String,
+
+    /// Packet creation: bernoulli or exponential inter-arrival times.
+    #[arg(long, value_enum, default_value = "bernoulli")]
+    pub injection: crate::sim::traffic::Injection,
+
+    /// Offered loads, comma-separated, as fractions of the bisection-limited
+    /// rate (LAPSES §2.2).
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "0.3"
+    )]
+    pub load: Vec<f64>,
+
+    /// Sweep the load upward in steps of 0.1, then bisect, to find the
+    /// saturation load (accepted below 95% of offered, or latency above
+    /// three times the lowest load's).
+    #[arg(long)]
+    pub sweep: bool,
+
+    /// Warm-up cycles (not measured).
+    #[arg(long, value_name = "CYCLES", default_value_t = 1000)]
+    pub warmup: u64,
+
+    /// Measurement cycles: packets created in them are measured.
+    #[arg(long, value_name = "CYCLES", default_value_t = 5000)]
+    pub measure: u64,
+
+    /// Most cycles the drain phase may take to deliver every packet.
+    #[arg(long, value_name = "CYCLES", default_value_t = 200_000)]
+    pub drain: u64,
+
+    /// Seed of the traffic.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Deadlock watchdog: cycles with flits in the network and none moving.
+    #[arg(long, value_name = "CYCLES", default_value_t = 1000)]
+    pub watchdog: u64,
+
+    /// Measured clock frequency of the router, for latency in ns [default:
+    /// the cycle time of Chien's model].
+    #[arg(long, value_name = "MHZ")]
+    pub fmax_mhz: Option<f64>,
+
+    /// Write the results as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Write an SVG plot of latency against load.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+
+    /// Write the per-flit delivery trace (node, cycle, packet, flit) as CSV
+    /// (one load and algorithm only).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+
+    /// Print the utilization of every channel.
+    #[arg(long)]
+    pub channels: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Engines to measure, comma-separated.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "verilator,rust"
+    )]
+    pub engine: Vec<crate::sim::EngineKind>,
+
+    /// Offered load, a fraction of the bisection-limited rate [default:
+    /// 0.225, half the saturation load `routergen sim --radix 8 --sweep`
+    /// finds for dimension order].
+    #[arg(long, default_value_t = 0.225)]
+    pub load: f64,
+
+    /// Measured cycles per engine (the Rust engine runs a tenth of them).
+    #[arg(long, value_name = "CYCLES", default_value_t = 20_000)]
+    pub cycles: u64,
+
+    /// Mesh radix k (k x k mesh).
+    #[arg(long, value_name = "K", default_value_t = 8)]
+    pub radix: u32,
 }
 
 #[derive(Debug, Args)]

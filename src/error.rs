@@ -29,13 +29,18 @@ pub enum Error {
 
     #[error("cannot write {}: {message}", path.display())]
     Output { path: PathBuf, message: String },
+
+    /// A network simulation found a fault: a lost, duplicated, misrouted
+    /// or altered flit, or a deadlock (the message says where).
+    #[error("{0}")]
+    Simulation(String),
 }
 
 impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::InvalidSpec(_) | Error::Read { .. } | Error::Toml { .. } => 2,
-            Error::Output { .. } => 1,
+            Error::Output { .. } | Error::Simulation(_) => 1,
         }
     }
 

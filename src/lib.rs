@@ -14,6 +14,7 @@ pub mod fpga;
 pub mod model;
 pub mod output;
 pub mod router;
+pub mod sim;
 pub mod spec;
 pub mod synth;
 

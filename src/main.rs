@@ -7,7 +7,8 @@ use clap::Parser;
 use routergen::algo::{self, check, tables, Knobs, Network, Relation};
 use routergen::blocks::{measure, BlockKind, BlockParams};
 use routergen::cli::{
-    BlockArgs, CheckArgs, Cli, Command, Format, FpgaArgs, ModelArgs, SpecArgs, SynthArgs,
+    BenchArgs, BlockArgs, CheckArgs, Cli, Command, Format, FpgaArgs, ModelArgs, SimArgs, SpecArgs,
+    SynthArgs,
 };
 use routergen::error::{Error, Result};
 use routergen::model::{self, paper, ModelInput, Technology};
@@ -22,6 +23,8 @@ fn main() -> ExitCode {
         Some(Command::Check(args)) => run_check(args),
         Some(Command::Synth(args)) => run_synth(args).map(|()| ExitCode::SUCCESS),
         Some(Command::Fpga(args)) => run_fpga(args).map(|()| ExitCode::SUCCESS),
+        Some(Command::Sim(args)) => run_sim(args).map(|()| ExitCode::SUCCESS),
+        Some(Command::Bench(args)) => run_bench(args).map(|()| ExitCode::SUCCESS),
         None => run_generate(&cli).map(|()| ExitCode::SUCCESS),
     };
     match result {
@@ -392,4 +395,242 @@ fn parse_node(net: &Network, text: &str) -> Result<algo::NodeId> {
         return Err(bad());
     }
     Ok(net.node_at(&coords))
+}
+
+/// Writes `text` to `path`, naming the file on failure.
+fn write_file(path: &std::path::Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|e| Error::Output {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+fn run_sim(args: &SimArgs) -> Result<()> {
+    use routergen::sim::{self, stats, Control, SimConfig};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    // Packets are recognized by a tag in the head flit: 32-bit flits leave
+    // room for it on every network the router supports.
+    let base = SpecInput {
+        flit_width: Some(32),
+        ..SpecInput::default()
+    };
+    let resolved = resolve_spec(&args.spec, base.clone())?;
+    let pattern: sim::traffic::Pattern = args.traffic.parse()?;
+    let length: sim::traffic::Length = args.length.parse()?;
+    if let Some(f) = args.fmax_mhz {
+        if !(f > 0.0 && f.is_finite()) {
+            return Err(Error::InvalidSpec(format!(
+                "--fmax-mhz {f} must be a positive frequency"
+            )));
+        }
+    }
+    let algos = if args.algos.is_empty() {
+        vec![resolved.spec.algorithm]
+    } else {
+        args.algos.clone()
+    };
+    let single = algos.len() == 1 && args.load.len() == 1 && !args.sweep;
+    if args.trace.is_some() && !single {
+        return Err(Error::InvalidSpec(
+            "--trace needs one algorithm and one --load (no --sweep)".into(),
+        ));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        // A second Ctrl-C ends the process at once.
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::Relaxed) {
+                std::process::exit(130);
+            }
+        });
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} cycles {eta}")
+            .expect("valid template"),
+    );
+    let progress = |t: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(t.min(total));
+    };
+    let ctl = Control {
+        stop: Some(&stop),
+        progress: Some(&progress),
+    };
+    let mut rows: Vec<stats::Stats> = Vec::new();
+    let mut trace = Vec::new();
+    let mut saturation = Vec::new();
+    for algorithm in algos {
+        // The algorithm's own default VCs and path selection unless given.
+        let spec = if args.algos.is_empty() {
+            resolved.spec.clone()
+        } else {
+            resolve_spec(
+                &args.spec,
+                SpecInput {
+                    algorithm: Some(algorithm),
+                    ..base.clone()
+                },
+            )
+            .map(|r| r.spec)?
+        };
+        routergen::router::supported(&spec)?;
+        let cfg = SimConfig {
+            pattern,
+            length: length.clone(),
+            injection: args.injection,
+            warmup: args.warmup,
+            measure: args.measure,
+            drain: args.drain,
+            seed: args.seed,
+            watchdog: args.watchdog,
+            trace: args.trace.is_some(),
+            cycle_ns: args.fmax_mhz.map(|f| 1000.0 / f),
+            ..SimConfig::new(spec)
+        };
+        for &load in &args.load {
+            SimConfig {
+                load,
+                ..cfg.clone()
+            }
+            .check()?;
+        }
+        bar.set_message(format!("{algorithm}: building"));
+        let mut engine = || sim::build_engine(&cfg, args.engine);
+        let mut on_row = |s: &stats::Stats| {
+            bar.suspend(|| {
+                eprintln!(
+                    "{}",
+                    stats::table(std::slice::from_ref(s))
+                        .lines()
+                        .nth(1)
+                        .unwrap_or("")
+                )
+            });
+        };
+        if args.sweep {
+            bar.set_message(format!("{algorithm}"));
+            let (r, sat) = sim::find_saturation(&cfg, &mut engine, &ctl, &mut on_row)?;
+            rows.extend(r);
+            saturation.push((algorithm, sat));
+        } else {
+            for &load in &args.load {
+                let mut e = engine()?;
+                bar.set_message(format!("{algorithm} load {load}"));
+                let run = sim::run(
+                    &SimConfig {
+                        load,
+                        ..cfg.clone()
+                    },
+                    e.as_mut(),
+                    &ctl,
+                )?;
+                on_row(&run.stats);
+                rows.push(run.stats);
+                trace = run.trace;
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+            }
+        }
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    bar.finish_and_clear();
+    if stop.load(Ordering::Relaxed) {
+        println!("interrupted: the results so far (the last run is marked incomplete)");
+    }
+    print!("{}", stats::table(&rows));
+    if let Some(r) = rows.first() {
+        println!(
+            "cycle time {:.2} ns ({}); loads are fractions of the bisection-limited rate",
+            r.cycle_ns.unwrap_or(0.0),
+            if args.fmax_mhz.is_some() {
+                "from --fmax-mhz"
+            } else {
+                "Chien's model"
+            }
+        );
+    }
+    for (a, s) in &saturation {
+        println!("{a}: saturation at load {s:.3}");
+    }
+    if args.channels {
+        for r in &rows {
+            println!(
+                "channel utilization, {} at load {:.3}:",
+                r.algorithm, r.load
+            );
+            for (name, u) in &r.utilization {
+                println!("  {name:<16} {u:.3}");
+            }
+        }
+    }
+    if let Some(path) = &args.csv {
+        let mut text = format!("{}\n", stats::CSV_HEADER);
+        for r in &rows {
+            text.push_str(&r.csv_row());
+            text.push('\n');
+        }
+        write_file(path, &text)?;
+    }
+    if let Some(path) = &args.svg {
+        let title = format!(
+            "{}-ary {}-dimensional {}, {} traffic",
+            resolved.spec.radix, resolved.spec.dims, resolved.spec.topology, pattern
+        );
+        write_file(path, &sim::plot::latency_svg(&rows, &title))?;
+    }
+    if let Some(path) = &args.trace {
+        let mut text = String::from("node,cycle,packet,flit\n");
+        for (n, c, p, f) in &trace {
+            text.push_str(&format!("{n},{c},{p},{f}\n"));
+        }
+        write_file(path, &text)?;
+    }
+    Ok(())
+}
+
+fn run_bench(args: &BenchArgs) -> Result<()> {
+    use routergen::sim::{self, Control, EngineKind, SimConfig};
+    let spec = SpecInput {
+        radix: Some(i64::from(args.radix)),
+        flit_width: Some(32),
+        ..SpecInput::default()
+    }
+    .resolve()?
+    .spec;
+    println!(
+        "{}x{} mesh, {}, uniform traffic, 4-flit packets, load {} of the bisection-limited rate",
+        args.radix, args.radix, spec.algorithm, args.load
+    );
+    let nodes = f64::from(args.radix * args.radix);
+    for &kind in &args.engine {
+        let cycles = match kind {
+            EngineKind::Rust => (args.cycles / 10).max(1),
+            EngineKind::Verilator => args.cycles,
+        };
+        let cfg = SimConfig {
+            load: args.load,
+            warmup: 0,
+            measure: cycles,
+            ..SimConfig::new(spec.clone())
+        };
+        let t0 = std::time::Instant::now();
+        let mut e = sim::build_engine(&cfg, kind)?;
+        let built = t0.elapsed().as_secs_f64();
+        let t1 = std::time::Instant::now();
+        let run = sim::run(&cfg, e.as_mut(), &Control::default())?;
+        let secs = t1.elapsed().as_secs_f64();
+        let rc = run.stats.cycles as f64 * nodes;
+        println!(
+            "{kind:?}: {} cycles in {secs:.2} s: {:.3} M router-cycles/s (build or load {built:.1} s)",
+            run.stats.cycles,
+            rc / secs / 1e6
+        );
+    }
+    Ok(())
 }

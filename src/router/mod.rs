@@ -118,7 +118,7 @@ use std::fmt::Write as _;
 
 use rust_hdl::prelude::*;
 
-use crate::algo::{Network, Relation};
+use crate::algo::{Knobs, Network, Relation};
 use crate::blocks::address_decoder::{DecoderShape, HeaderUpdate};
 use crate::blocks::cosim::{each, InputSignal};
 use crate::blocks::flow_control::{COUNT_BITS, MAX_DEPTH};
@@ -168,6 +168,25 @@ fn unsupported(what: String) -> Error {
 
 /// The relation of `spec`, compiled for the router's address decoders.
 pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
+    compile_with(spec, Knobs::default())
+}
+
+/// The relation of `spec` compiled with the torus dateline virtual channels
+/// removed (every VC of a ring in one class), so that dimension-order
+/// routing on a torus can deadlock. Only for tests that must show a
+/// deadlock being caught; no command-line option reaches it.
+#[doc(hidden)]
+pub fn compile_deadlock_prone_without_dateline_vcs(spec: &RouterSpec) -> Result<CompiledTable> {
+    compile_with(
+        spec,
+        Knobs {
+            dateline: false,
+            ..Knobs::default()
+        },
+    )
+}
+
+fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
     if spec.flow_control != FlowControl::Credit {
         return Err(unsupported(format!("{} flow control", spec.flow_control)));
     }
@@ -215,7 +234,7 @@ pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
         return Err(unsupported(format!("a network of {} nodes", spec.nodes())));
     }
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
-    let rel = Relation::new(spec.algorithm, net, spec.vcs)?;
+    let rel = Relation::with_knobs(spec.algorithm, net, spec.vcs, knobs)?;
     let mut table = tables::compile(&rel, spec.addressing)?;
     if spec.table == TableStorage::Economical {
         table.es = Some(tables::economical(&table)?);
@@ -349,7 +368,7 @@ impl<const W: usize> Router<W> {
     }
 
     /// The router of `spec` with its relation already compiled.
-    fn with_table(spec: &RouterSpec, table: CompiledTable) -> Result<Self> {
+    pub fn with_table(spec: &RouterSpec, table: CompiledTable) -> Result<Self> {
         if spec.flit_width as usize != W {
             return Err(unsupported(format!(
                 "flit width {} in a {W}-bit router",
@@ -1298,7 +1317,8 @@ pub fn core_verilog(spec: &RouterSpec) -> Result<String> {
     core_verilog_of(spec, compile(spec)?)
 }
 
-fn core_verilog_of(spec: &RouterSpec, table: CompiledTable) -> Result<String> {
+/// [`core_verilog`] with the relation already compiled.
+pub fn core_verilog_of(spec: &RouterSpec, table: CompiledTable) -> Result<String> {
     fn emit<const W: usize>(spec: &RouterSpec, table: CompiledTable) -> Result<String> {
         let mut r = Router::<W>::with_table(spec, table)?;
         crate::blocks::prepare(&mut r);
@@ -1339,10 +1359,11 @@ pub fn vc_bits(vcs: u32) -> u32 {
 /// (docs/interface.md: n coordinates of `coord_bits` each).
 pub fn node_id_bits(spec: &RouterSpec) -> Result<Option<u32>> {
     let table = compile(spec)?;
-    Ok(node_bits_of(&table))
+    Ok(node_id_bits_of(&table))
 }
 
-fn node_bits_of(table: &CompiledTable) -> Option<u32> {
+/// The `node_id` width of a router with the compiled relation `table`.
+pub fn node_id_bits_of(table: &CompiledTable) -> Option<u32> {
     table
         .needs_node()
         .then_some((table.shape.dims * table.shape.coord_bits) as u32)
@@ -1355,7 +1376,8 @@ pub fn top_verilog(spec: &RouterSpec) -> Result<String> {
     top_verilog_of(spec, &compile(spec)?)
 }
 
-fn top_verilog_of(spec: &RouterSpec, table: &CompiledTable) -> Result<String> {
+/// [`top_verilog`] with the relation already compiled.
+pub fn top_verilog_of(spec: &RouterSpec, table: &CompiledTable) -> Result<String> {
     let mut ctx = tera::Context::new();
     let ports: Vec<usize> = (0..table.ports()).collect();
     let vb = vc_bits(spec.vcs);
@@ -1369,7 +1391,7 @@ fn top_verilog_of(spec: &RouterSpec, table: &CompiledTable) -> Result<String> {
     ctx.insert("vc_pad", &(VC_BITS as u32 - vb));
     ctx.insert("vc_inner", &VC_BITS);
     ctx.insert("lanes", &(0..spec.vcs as usize).collect::<Vec<_>>());
-    let node_bits = node_bits_of(table);
+    let node_bits = node_id_bits_of(table);
     ctx.insert("has_node", &node_bits.is_some());
     ctx.insert("node_bits", &node_bits.unwrap_or(0));
     ctx.insert("node_pad", &(spec.flit_width - node_bits.unwrap_or(0)));
@@ -1389,4 +1411,4 @@ fn top_verilog_of(spec: &RouterSpec, table: &CompiledTable) -> Result<String> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -6,8 +6,9 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::*;
-use crate::algo::{Dir, Input, NodeId, Port};
+use crate::algo::{Input, NodeId, Port};
 use crate::blocks::cosim::SplitMix64;
+use crate::sim::network::port_of;
 use crate::spec::{Addressing, Algorithm, PathSelection, SpecInput};
 
 /// A resolved spec: `algorithm` on a k-ary n-dimensional `topology`, V
@@ -58,27 +59,6 @@ fn economical(s: RouterSpec) -> RouterSpec {
     RouterSpec {
         table: TableStorage::Economical,
         ..absolute(s)
-    }
-}
-
-/// Interface port p of the router at `node` as a relation port, written
-/// from docs/interface.md: 0 local; mesh and torus 2d+1 toward +d, 2d+2
-/// toward -d; hypercube d+1 is dimension d's link, which leads + from a
-/// node whose bit d is 0.
-fn port_of(net: &Network, node: NodeId, p: usize) -> Port {
-    if p == 0 {
-        Port::Local
-    } else if net.topology == Topology::Hypercube {
-        let d = p - 1;
-        let dir = if net.coord(node, d) == 0 {
-            Dir::Plus
-        } else {
-            Dir::Minus
-        };
-        Port::link(d, dir)
-    } else {
-        let dir = if p % 2 == 1 { Dir::Plus } else { Dir::Minus };
-        Port::link((p - 1) / 2, dir)
     }
 }
 

@@ -1,0 +1,392 @@
+//! The Verilator engine: the emitted Verilog of one router compiled by
+//! Verilator with a small C++ shim into a shared object, loaded into this
+//! process; the shim holds one Verilated model per node and wires them by
+//! the link table of [`Wiring`], stepping all of them one cycle per call
+//! (first every router's inputs with the clock low, then every rising
+//! edge, so no router sees a neighbour's next state early). Builds are
+//! cached by a hash of the Verilog and the shim: one build per router
+//! configuration, whatever the network size.
+
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+use super::network::{node_id, Engine, Flit, Outputs, Wiring};
+use crate::error::{Error, Result};
+use crate::router::tables::CompiledTable;
+use crate::router::{core_verilog_of, node_id_bits_of, top_verilog_of};
+use crate::spec::RouterSpec;
+
+/// The C++ shim for the router `top` with P ports and V VCs: a C interface
+/// creating N models wired by a link table, reading every router output,
+/// and stepping one cycle with the local inputs.
+pub fn shim(top: &str, ports: usize, has_node: bool) -> String {
+    let mut set = String::new();
+    let mut get = String::new();
+    for p in 0..ports {
+        let src = if p == 0 {
+            "        { const uint64_t dd = ind[i]; const uint32_t ff = inf[i]; const uint32_t cc = inc[i];\n"
+                .to_string()
+        } else {
+            format!(
+                "        {{ const int32_t k = n->link[i * P + {p}]; const uint64_t dd = k < 0 ? 0 : n->d[k]; \
+                 const uint32_t ff = k < 0 ? 0 : n->f[k]; const uint32_t cc = k < 0 ? 0 : n->c[k];\n"
+            )
+        };
+        set.push_str(&src);
+        let _ = writeln!(
+            set,
+            "          r->p{p}_in_data = dd; r->p{p}_in_valid = ff & 1; r->p{p}_in_head = (ff >> 1) & 1; \
+             r->p{p}_in_tail = (ff >> 2) & 1; r->p{p}_in_vc = ff >> 3; r->p{p}_out_credit = cc; }}"
+        );
+        let _ = writeln!(
+            get,
+            "        n->d[i * P + {p}] = r->p{p}_out_data; n->f[i * P + {p}] = r->p{p}_out_valid | \
+             (r->p{p}_out_head << 1) | (r->p{p}_out_tail << 2) | (uint32_t(r->p{p}_out_vc) << 3); \
+             n->c[i * P + {p}] = r->p{p}_in_credit;"
+        );
+    }
+    let node = if has_node {
+        "        n->r[i]->node_id = node_id[i];\n"
+    } else {
+        ""
+    };
+    format!(
+        r#"// C interface to N Verilated routers {top} wired by a link table.
+#include <cstdint>
+#include <vector>
+#include "V{top}.h"
+#include "verilated.h"
+
+static const int P = {ports};
+
+struct Net {{
+    VerilatedContext ctx;
+    std::vector<V{top} *> r;
+    std::vector<int32_t> link;
+    std::vector<uint64_t> d;
+    std::vector<uint32_t> f, c;
+}};
+
+static void sample(Net *n) {{
+    for (size_t i = 0; i < n->r.size(); i++) {{
+        V{top} *r = n->r[i];
+{get}    }}
+}}
+
+extern "C" {{
+// nodes routers; link[i * P + p] = m * P + q (the port across the link) or -1.
+void *rg_new(int nodes, const int32_t *link, const uint64_t *node_id) {{
+    Net *n = new Net;
+    n->link.assign(link, link + nodes * P);
+    n->d.assign(nodes * P, 0);
+    n->f.assign(nodes * P, 0);
+    n->c.assign(nodes * P, 0);
+    for (int i = 0; i < nodes; i++) {{
+        n->r.push_back(new V{top}{{&n->ctx}});
+{node}        n->r[i]->clk = 0;
+        n->r[i]->rst = 0;
+        n->r[i]->eval();
+    }}
+    (void)node_id;
+    sample(n);
+    return n;
+}}
+
+void rg_free(void *p) {{
+    Net *n = static_cast<Net *>(p);
+    for (V{top} *r : n->r) {{
+        r->final();
+        delete r;
+    }}
+    delete n;
+}}
+
+// Every router output: data, flags (valid | head << 1 | tail << 2 | vc << 3),
+// credits, at index node * P + port.
+void rg_outputs(void *p, uint64_t *d, uint32_t *f, uint32_t *c) {{
+    Net *n = static_cast<Net *>(p);
+    for (size_t k = 0; k < n->d.size(); k++) {{
+        d[k] = n->d[k];
+        f[k] = n->f[k];
+        c[k] = n->c[k];
+    }}
+}}
+
+// One cycle: every router's inputs (local ports from ind, inf, inc at index
+// node; links from the outputs of this cycle), then every rising edge.
+void rg_step(void *p, int rst, const uint64_t *ind, const uint32_t *inf, const uint32_t *inc) {{
+    Net *n = static_cast<Net *>(p);
+    for (size_t i = 0; i < n->r.size(); i++) {{
+        V{top} *r = n->r[i];
+        r->rst = rst;
+{set}        r->clk = 0;
+        r->eval();
+    }}
+    for (V{top} *r : n->r) {{
+        r->clk = 1;
+        r->eval();
+    }}
+    sample(n);
+}}
+}}
+"#
+    )
+}
+
+/// Stands for the router's module name in [`VERILATOR_ARGS`].
+const TOP_MARK: &str = "<top>";
+
+/// How the shared object is built (part of the cache key).
+const VERILATOR_ARGS: &[&str] = &[
+    "--cc",
+    "--exe",
+    "--build",
+    "-j",
+    "2",
+    "-Wno-fatal",
+    "-Wno-lint",
+    "-Wno-style",
+    "-Wno-UNOPTFLAT",
+    "--top-module",
+    TOP_MARK,
+    "-CFLAGS",
+    "-fPIC",
+    "-CFLAGS",
+    "-O2",
+    "-LDFLAGS",
+    "-shared",
+    "-o",
+    "libsimnet.so",
+    "router.v",
+    "shim.cpp",
+];
+
+/// Where compiled networks are kept: `ROUTERGEN_SIM_CACHE`, else
+/// `routergen-sim` under the system temp dir.
+pub fn cache_root() -> PathBuf {
+    std::env::var_os("ROUTERGEN_SIM_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("routergen-sim"))
+}
+
+/// Compiles the network (or finds it in the cache) and returns the shared
+/// object's path.
+pub fn build(spec: &RouterSpec, table: &CompiledTable) -> Result<PathBuf> {
+    let top = spec.name();
+    let verilog = format!(
+        "{}\n{}",
+        top_verilog_of(spec, table)?,
+        core_verilog_of(spec, table.clone())?
+    );
+    let cpp = shim(
+        &top,
+        spec.physical_ports() as usize,
+        node_id_bits_of(table).is_some(),
+    );
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    verilog.hash(&mut h);
+    cpp.hash(&mut h);
+    VERILATOR_ARGS.hash(&mut h);
+    let key = format!("{}-{:016x}", spec.name(), h.finish());
+    let root = cache_root();
+    let lib = root.join(&key).join("libsimnet.so");
+    if lib.exists() {
+        return Ok(lib);
+    }
+    let fail = |m: String| Error::Simulation(format!("building the Verilator network: {m}"));
+    std::fs::create_dir_all(&root).map_err(|e| fail(format!("{}: {e}", root.display())))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("{key}-build-"))
+        .tempdir_in(&root)
+        .map_err(|e| fail(e.to_string()))?;
+    let dir = tmp.path();
+    std::fs::write(dir.join("router.v"), &verilog).map_err(|e| fail(e.to_string()))?;
+    std::fs::write(dir.join("shim.cpp"), &cpp).map_err(|e| fail(e.to_string()))?;
+    let args: Vec<&str> = VERILATOR_ARGS
+        .iter()
+        .map(|&a| if a == TOP_MARK { top.as_str() } else { a })
+        .collect();
+    let out = crate::flows::run("verilator", &args, dir).map_err(|e| fail(e.to_string()))?;
+    let built = dir.join("obj_dir").join("libsimnet.so");
+    if !out.success || !built.exists() {
+        return Err(fail(format!("{}\n{}", out.stdout, out.stderr)));
+    }
+    let final_dir = root.join(&key);
+    let staged = dir.join("lib");
+    std::fs::create_dir_all(&staged).map_err(|e| fail(e.to_string()))?;
+    std::fs::rename(&built, staged.join("libsimnet.so")).map_err(|e| fail(e.to_string()))?;
+    std::fs::write(staged.join("router.v"), &verilog).map_err(|e| fail(e.to_string()))?;
+    // Another build of the same key may have finished first: either is good.
+    if std::fs::rename(&staged, &final_dir).is_err() && !lib.exists() {
+        return Err(fail(format!(
+            "cannot move the build to {}",
+            final_dir.display()
+        )));
+    }
+    Ok(lib)
+}
+
+extern "C" {
+    fn dlopen(filename: *const c_char, flag: c_int) -> *mut c_void;
+    fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+    fn dlerror() -> *const c_char;
+}
+const RTLD_NOW: c_int = 2;
+
+type NewFn = unsafe extern "C" fn(c_int, *const i32, *const u64) -> *mut c_void;
+type FreeFn = unsafe extern "C" fn(*mut c_void);
+type OutFn = unsafe extern "C" fn(*mut c_void, *mut u64, *mut u32, *mut u32);
+type StepFn = unsafe extern "C" fn(*mut c_void, c_int, *const u64, *const u32, *const u32);
+
+/// A loaded, running Verilated network.
+pub struct VerilatorEngine {
+    net: *mut c_void,
+    free: FreeFn,
+    outputs: OutFn,
+    step: StepFn,
+    data: Vec<u64>,
+    flags: Vec<u32>,
+    credits: Vec<u32>,
+    in_data: Vec<u64>,
+    in_flags: Vec<u32>,
+    out: Outputs,
+}
+
+fn symbol(handle: *mut c_void, name: &str, lib: &Path) -> Result<*mut c_void> {
+    let c = CString::new(name).expect("no NUL");
+    // SAFETY: `handle` came from dlopen; `c` is a NUL-terminated name.
+    let f = unsafe { dlsym(handle, c.as_ptr()) };
+    if f.is_null() {
+        return Err(Error::Simulation(format!(
+            "{}: no symbol {name}",
+            lib.display()
+        )));
+    }
+    Ok(f)
+}
+
+impl VerilatorEngine {
+    /// Builds (or finds) and loads the network of `spec`.
+    pub fn new(spec: &RouterSpec, table: &CompiledTable) -> Result<Self> {
+        let lib = build(spec, table)?;
+        let w = Wiring::new(spec)?;
+        let path = CString::new(lib.to_string_lossy().as_bytes())
+            .map_err(|_| Error::Simulation("cache path holds a NUL".into()))?;
+        // SAFETY: dlopen with a valid path; the library stays loaded for
+        // the process's life (never closed), so the function pointers
+        // taken below stay valid.
+        let handle = unsafe { dlopen(path.as_ptr(), RTLD_NOW) };
+        if handle.is_null() {
+            // SAFETY: dlerror returns a C string or null.
+            let why = unsafe {
+                let e = dlerror();
+                if e.is_null() {
+                    String::new()
+                } else {
+                    CStr::from_ptr(e).to_string_lossy().into_owned()
+                }
+            };
+            return Err(Error::Simulation(format!(
+                "cannot load {}: {why}",
+                lib.display()
+            )));
+        }
+        // SAFETY: the shim defines these with exactly these C signatures.
+        let (new, free, outputs, step) = unsafe {
+            (
+                std::mem::transmute::<*mut c_void, NewFn>(symbol(handle, "rg_new", &lib)?),
+                std::mem::transmute::<*mut c_void, FreeFn>(symbol(handle, "rg_free", &lib)?),
+                std::mem::transmute::<*mut c_void, OutFn>(symbol(handle, "rg_outputs", &lib)?),
+                std::mem::transmute::<*mut c_void, StepFn>(symbol(handle, "rg_step", &lib)?),
+            )
+        };
+        let link: Vec<i32> = w
+            .link
+            .iter()
+            .map(|l| l.map_or(-1, |(m, q)| (m as usize * w.ports + q) as i32))
+            .collect();
+        let ids: Vec<u64> = (0..w.nodes())
+            .map(|n| node_id(spec, &w.net, n as u32))
+            .collect();
+        // SAFETY: rg_new copies the N P link entries and reads N node ids;
+        // the models it allocates are freed once, in Drop.
+        let net = unsafe { new(w.nodes() as c_int, link.as_ptr(), ids.as_ptr()) };
+        let k = w.nodes() * w.ports;
+        let mut e = VerilatorEngine {
+            net,
+            free,
+            outputs,
+            step,
+            data: vec![0; k],
+            flags: vec![0; k],
+            credits: vec![0; k],
+            in_data: vec![0; w.nodes()],
+            in_flags: vec![0; w.nodes()],
+            out: Outputs {
+                flits: vec![Flit::default(); k],
+                credits: vec![0; k],
+            },
+        };
+        e.sample();
+        Ok(e)
+    }
+
+    fn sample(&mut self) {
+        // SAFETY: the buffers hold N P entries, as the shim writes.
+        unsafe {
+            (self.outputs)(
+                self.net,
+                self.data.as_mut_ptr(),
+                self.flags.as_mut_ptr(),
+                self.credits.as_mut_ptr(),
+            )
+        };
+        for (k, f) in self.out.flits.iter_mut().enumerate() {
+            let x = self.flags[k];
+            *f = Flit {
+                valid: x & 1 == 1,
+                head: x >> 1 & 1 == 1,
+                tail: x >> 2 & 1 == 1,
+                vc: (x >> 3) as u8,
+                data: self.data[k],
+            };
+        }
+        self.out.credits.copy_from_slice(&self.credits);
+    }
+}
+
+impl Engine for VerilatorEngine {
+    fn outputs(&self) -> &Outputs {
+        &self.out
+    }
+
+    fn step(&mut self, rst: bool, inject: &[Flit], eject_credit: &[u32]) {
+        for (n, f) in inject.iter().enumerate() {
+            self.in_data[n] = f.data;
+            self.in_flags[n] = u32::from(f.valid)
+                | u32::from(f.head) << 1
+                | u32::from(f.tail) << 2
+                | u32::from(f.vc) << 3;
+        }
+        // SAFETY: the buffers hold N entries, as the shim reads.
+        unsafe {
+            (self.step)(
+                self.net,
+                c_int::from(rst),
+                self.in_data.as_ptr(),
+                self.in_flags.as_ptr(),
+                eject_credit.as_ptr(),
+            )
+        };
+        self.sample();
+    }
+}
+
+impl Drop for VerilatorEngine {
+    fn drop(&mut self) {
+        // SAFETY: `net` came from rg_new and is freed once.
+        unsafe { (self.free)(self.net) };
+    }
+}

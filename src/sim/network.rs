@@ -1,0 +1,147 @@
+//! The simulated network: how the routers' ports are wired by links, and
+//! the interface every simulation engine offers (one clock cycle at a time,
+//! local ports driven from outside, link ports wired inside).
+
+use crate::algo::{Dir, Network, NodeId, Port};
+use crate::error::Result;
+use crate::spec::{RouterSpec, Topology};
+
+/// One flit on a port in one cycle (docs/interface.md, "Ports").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Flit {
+    pub valid: bool,
+    pub head: bool,
+    pub tail: bool,
+    pub vc: u8,
+    pub data: u64,
+}
+
+/// Everything the routers drive in one cycle: per node n and port p
+/// (index n P + p) the flit leaving on p and the credit bits (bit v)
+/// returned upstream for input VC v of p.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outputs {
+    pub flits: Vec<Flit>,
+    pub credits: Vec<u32>,
+}
+
+/// A network of routers wired by links, simulated one clock cycle at a
+/// time. Link ports are wired inside the engine (a flit or credit driven in
+/// cycle t reaches the neighbour's input in the same cycle t, as a wire);
+/// the local ports (p0) are driven by the caller.
+pub trait Engine {
+    /// The routers' outputs in the current cycle. They depend on the
+    /// routers' state only (docs/interface.md: no input reaches an output in
+    /// the same cycle), so they can be read before the inputs are set.
+    fn outputs(&self) -> &Outputs;
+    /// Drives the local ports for the current cycle (`inject[n]`: the flit
+    /// into node n's p0; `eject_credit[n]`: credit bits for node n's p0
+    /// output VCs) and `rst`, then applies the rising clock edge that ends
+    /// the cycle.
+    fn step(&mut self, rst: bool, inject: &[Flit], eject_credit: &[u32]);
+}
+
+/// Which port of which router each link port is wired to.
+#[derive(Debug, Clone)]
+pub struct Wiring {
+    pub net: Network,
+    /// Ports per router P (the local port included) and VCs V.
+    pub ports: usize,
+    pub vcs: usize,
+    /// Per node n and port p (index n P + p): the router and port across
+    /// the link; `None` for p0 and for ports at a mesh edge (tied off).
+    pub link: Vec<Option<(NodeId, usize)>>,
+}
+
+impl Wiring {
+    pub fn new(spec: &RouterSpec) -> Result<Wiring> {
+        let net = Network::new(spec.topology, spec.dims, spec.radix)?;
+        let ports = spec.physical_ports() as usize;
+        let mut link = vec![None; net.nodes() as usize * ports];
+        for node in 0..net.nodes() {
+            for p in 1..ports {
+                let port = port_of(&net, node, p);
+                if let Some(m) = net.neighbour(node, port) {
+                    link[node as usize * ports + p] = Some((m, reverse_port(spec.topology, p)));
+                }
+            }
+        }
+        Ok(Wiring {
+            net,
+            ports,
+            vcs: spec.vcs as usize,
+            link,
+        })
+    }
+
+    pub fn nodes(&self) -> usize {
+        self.net.nodes() as usize
+    }
+
+    /// The relation's name for interface port `p` of `node`.
+    pub fn port(&self, node: NodeId, p: usize) -> Port {
+        port_of(&self.net, node, p)
+    }
+
+    /// Interface port of the relation's `port` at `node`.
+    pub fn index(&self, port: Port) -> usize {
+        self.net.port_index(port)
+    }
+
+    /// `node (x,y) port +x vc 1`, for messages.
+    pub fn channel_name(&self, node: NodeId, p: usize, vc: usize) -> String {
+        format!(
+            "node {} port {} ({}) vc {vc}",
+            self.net.node_name(node),
+            p,
+            self.port(node, p)
+        )
+    }
+}
+
+/// Interface port p as a relation port (docs/interface.md, "Ports"): 0
+/// local; mesh and torus 2d+1 toward +d, 2d+2 toward -d; hypercube d+1 is
+/// dimension d's link, which leads + from a node whose bit d is 0.
+pub fn port_of(net: &Network, node: NodeId, p: usize) -> Port {
+    if p == 0 {
+        Port::Local
+    } else if net.topology == Topology::Hypercube {
+        let d = p - 1;
+        let dir = if net.coord(node, d) == 0 {
+            Dir::Plus
+        } else {
+            Dir::Minus
+        };
+        Port::link(d, dir)
+    } else {
+        let dir = if p % 2 == 1 { Dir::Plus } else { Dir::Minus };
+        Port::link((p - 1) / 2, dir)
+    }
+}
+
+/// The port at the far end of link port `p`: the opposite direction of the
+/// same dimension (a hypercube dimension has one port).
+fn reverse_port(topology: Topology, p: usize) -> usize {
+    match topology {
+        Topology::Hypercube => p,
+        _ if p % 2 == 1 => p + 1,
+        _ => p - 1,
+    }
+}
+
+/// Bits of one coordinate in `node_id` (docs/interface.md).
+pub fn coord_bits(spec: &RouterSpec) -> u32 {
+    if spec.topology == Topology::Hypercube {
+        1
+    } else {
+        32 - (spec.radix - 1).leading_zeros()
+    }
+}
+
+/// The `node_id` value of `node`: its coordinates, dimension 0 low.
+pub fn node_id(spec: &RouterSpec, net: &Network, node: NodeId) -> u64 {
+    let cb = coord_bits(spec) as usize;
+    (0..net.n())
+        .map(|d| u64::from(net.coord(node, d)) << (d * cb))
+        .sum()
+}

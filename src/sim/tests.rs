@@ -1,0 +1,186 @@
+//! Network simulation tests. Oracles: the packets the test created (every
+//! one must arrive once, at its destination, unchanged: checked in
+//! [`run`]), docs/interface.md's head-flit rule, the routing relation (the
+//! deadlock report), and a second engine on the same stimulus.
+
+use std::time::Instant;
+
+use super::*;
+use crate::router::tests::spec_on;
+use crate::spec::names::Named;
+use crate::spec::{Algorithm, Topology};
+
+fn cfg(spec: RouterSpec, load: f64) -> SimConfig {
+    SimConfig {
+        load,
+        warmup: 200,
+        measure: 800,
+        ..SimConfig::new(RouterSpec {
+            flit_width: 32,
+            ..spec
+        })
+    }
+}
+
+fn run_rust(c: &SimConfig) -> Result<Run> {
+    let mut e = build_engine(c, EngineKind::Rust)?;
+    run(c, e.as_mut(), &Control::default())
+}
+
+#[test]
+fn mesh_dimension_order_delivers_everything() {
+    let s = spec_on(Algorithm::DimensionOrder, Topology::Mesh, 2, 4, 1);
+    let c = cfg(s, 0.3);
+    let t0 = Instant::now();
+    let r = run_rust(&c).unwrap();
+    let el = t0.elapsed().as_secs_f64();
+    eprintln!(
+        "{} cycles in {el:.2} s: {:.0} router-cycles/s",
+        r.stats.cycles,
+        r.stats.cycles as f64 * 16.0 / el
+    );
+    eprintln!("{}", stats::table(std::slice::from_ref(&r.stats)));
+    assert!(r.stats.latencies.len() == r.stats.measured_packets);
+    assert!(r.stats.measured_packets > 50);
+}
+
+fn run_on(c: &SimConfig, kind: EngineKind) -> Run {
+    let mut e = build_engine(c, kind).unwrap();
+    run(c, e.as_mut(), &Control::default()).unwrap()
+}
+
+#[test]
+fn engines_agree_flit_by_flit_on_a_mesh() {
+    let s = spec_on(Algorithm::DimensionOrder, Topology::Mesh, 2, 4, 1);
+    let c = SimConfig {
+        trace: true,
+        ..cfg(s, 0.5)
+    };
+    let t0 = Instant::now();
+    let v = run_on(&c, EngineKind::Verilator);
+    eprintln!("verilator: {:.2} s", t0.elapsed().as_secs_f64());
+    let r = run_on(&c, EngineKind::Rust);
+    assert!(v.trace.len() > 1000, "{} flits", v.trace.len());
+    assert_eq!(v.trace.len(), r.trace.len());
+    if let Some(i) = (0..v.trace.len()).find(|&i| v.trace[i] != r.trace[i]) {
+        panic!(
+            "traces differ from delivered flit {i}: verilator {:?}, rust {:?}",
+            &v.trace[i..(i + 4).min(v.trace.len())],
+            &r.trace[i..(i + 4).min(r.trace.len())]
+        );
+    }
+}
+
+#[test]
+fn watchdog_catches_dimension_order_on_a_torus_without_dateline_vcs() {
+    // One VC: without the dateline classes each ring is one cycle of
+    // channel dependencies (Dally and Seitz; survey §5).
+    let s = RouterSpec {
+        vcs: 1,
+        ..spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2)
+    };
+    let c = SimConfig {
+        length: traffic::Length::Fixed(16),
+        watchdog: 200,
+        deadlock_prone_without_dateline_vcs: true,
+        ..cfg(s, 1.0)
+    };
+    let e = match run_rust(&c) {
+        Err(e) => e,
+        Ok(r) => panic!("no deadlock: {} packets delivered", r.stats.latencies.len()),
+    };
+    let text = e.to_string();
+    eprintln!("{text}");
+    assert!(text.starts_with("deadlock:"), "{text}");
+    assert!(text.contains("cycle of waits"), "{text}");
+    assert!(text.contains("downstream buffer full"), "{text}");
+    // The same traffic with the dateline VCs in place drains.
+    let ok = SimConfig {
+        deadlock_prone_without_dateline_vcs: false,
+        spec: RouterSpec {
+            vcs: 2,
+            ..c.spec.clone()
+        },
+        ..c
+    };
+    let r = run_rust(&ok).unwrap();
+    assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
+}
+
+#[test]
+fn hot_spot_overload_drains_without_loss() {
+    let s = spec_on(Algorithm::Duato, Topology::Mesh, 2, 4, 2);
+    let c = SimConfig {
+        pattern: "hot-spot:0.5:5".parse().unwrap(),
+        warmup: 100,
+        measure: 400,
+        ..cfg(s, 1.0)
+    };
+    let r = run_rust(&c).unwrap();
+    // Overload: the hot node ejects at most one flit per cycle.
+    assert!(
+        r.stats.accepted < 0.8 * r.stats.offered,
+        "{:?}",
+        (r.stats.accepted, r.stats.offered)
+    );
+    assert!(r.stats.measured_packets > 100);
+    assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
+}
+
+/// Both engines on one configuration and seed: identical per-flit
+/// delivery traces, and every check of [`run`] passed on both.
+fn engines_agree(s: RouterSpec, load: f64, measure: u64) -> (String, usize) {
+    let c = SimConfig {
+        trace: true,
+        measure,
+        ..cfg(s, load)
+    };
+    let v = run_on(&c, EngineKind::Verilator);
+    let r = run_on(&c, EngineKind::Rust);
+    assert_eq!(v.trace.len(), r.trace.len(), "{}", c.spec.name());
+    if let Some(i) = (0..v.trace.len()).find(|&i| v.trace[i] != r.trace[i]) {
+        panic!(
+            "{}: traces differ from delivered flit {i}: verilator {:?}, rust {:?}",
+            c.spec.name(),
+            &v.trace[i..(i + 4).min(v.trace.len())],
+            &r.trace[i..(i + 4).min(r.trace.len())]
+        );
+    }
+    assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
+    (c.spec.name(), v.trace.len())
+}
+
+#[test]
+fn engines_agree_on_a_torus_under_duato() {
+    let s = spec_on(Algorithm::Duato, Topology::Torus, 2, 4, 3);
+    assert!(engines_agree(s, 0.8, 1500).1 > 2000);
+}
+
+/// Every algorithm on 4-ary 2-D and 3-D meshes and tori (where the
+/// algorithm is defined), at low and high load: both engines, identical
+/// traces, every packet delivered. Slow (a Verilator build per
+/// configuration, 64-router networks on the rust-hdl engine): `make
+/// sim-matrix`.
+#[test]
+#[ignore]
+fn every_algorithm_on_meshes_and_tori_both_engines() {
+    for algorithm in Algorithm::all() {
+        for topology in [Topology::Mesh, Topology::Torus] {
+            for dims in [2, 3] {
+                if algorithm.supports(topology, dims).is_err() {
+                    continue;
+                }
+                let v = algorithm.min_vcs(topology, dims);
+                let s = spec_on(algorithm, topology, dims, 4, v);
+                for load in [0.1, 0.7] {
+                    let t0 = Instant::now();
+                    let (name, n) = engines_agree(s.clone(), load, 2000);
+                    eprintln!(
+                        "{name} load {load}: {n} flits, traces equal ({:.0} s)",
+                        t0.elapsed().as_secs_f64()
+                    );
+                }
+            }
+        }
+    }
+}

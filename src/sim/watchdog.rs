@@ -1,0 +1,255 @@
+//! Where every flit is: a model of each input buffer's contents, kept from
+//! the flits seen on the ports (never from inside the routers), and the
+//! deadlock watchdog built on it: when flits are in the network and none
+//! has moved for a set number of cycles, it names the blocked channels and
+//! the cycle of waits among them.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt::Write as _;
+
+use crate::algo::{Input, NodeId, Port, Relation};
+
+use super::network::{Flit, Wiring};
+
+/// Input-buffer contents per input VC (index (n P + p) V + v): the packet
+/// and flit index of each flit, oldest first.
+#[derive(Debug, Clone)]
+pub struct Buffers {
+    pub bufs: Vec<VecDeque<(u32, u32)>>,
+    /// Per output VC (same indexing): the input VC whose packet holds it.
+    owner: Vec<Option<usize>>,
+    /// Flits in all buffers.
+    pub flits: usize,
+}
+
+impl Buffers {
+    pub fn new(w: &Wiring) -> Buffers {
+        let k = w.nodes() * w.ports * w.vcs;
+        Buffers {
+            bufs: vec![VecDeque::new(); k],
+            owner: vec![None; k],
+            flits: 0,
+        }
+    }
+
+    fn push(&mut self, i: usize, x: (u32, u32)) {
+        self.bufs[i].push_back(x);
+        self.flits += 1;
+    }
+
+    /// A flit injected into `node`'s local input VC `vc`.
+    pub fn inject(&mut self, w: &Wiring, node: usize, vc: u8, x: (u32, u32)) {
+        self.push((node * w.ports) * w.vcs + vc as usize, x);
+    }
+
+    /// The flit leaving router `node` on port `p`: taken from the input
+    /// buffer that holds its packet at the front (a head flit names its
+    /// packet `head_id`), moved into the downstream buffer (link ports).
+    /// Returns the packet and flit index, or why the flit cannot be.
+    pub fn leave(
+        &mut self,
+        w: &Wiring,
+        node: usize,
+        p: usize,
+        f: &Flit,
+        head_id: Option<u32>,
+    ) -> Result<(u32, u32), String> {
+        let (pp, v) = (w.ports, w.vcs);
+        let ovc = (node * pp + p) * v + f.vc as usize;
+        let name = || w.channel_name(node as NodeId, p, f.vc as usize);
+        let from = if f.head {
+            let id = head_id.ok_or_else(|| format!("{}: a head flit of no packet", name()))?;
+            let found = (0..pp * v)
+                .map(|j| node * pp * v + j)
+                .find(|&j| self.bufs[j].front() == Some(&(id, 0)))
+                .ok_or_else(|| {
+                    format!(
+                        "{}: head of packet {id} leaves, but no input buffer has it in front",
+                        name()
+                    )
+                })?;
+            if let Some(o) = self.owner[ovc] {
+                return Err(format!(
+                    "{}: packet {id} takes the VC while another (input {o}) holds it",
+                    name()
+                ));
+            }
+            self.owner[ovc] = Some(found);
+            found
+        } else {
+            self.owner[ovc].ok_or_else(|| format!("{}: a body flit on a free VC", name()))?
+        };
+        let x = self.bufs[from]
+            .pop_front()
+            .ok_or_else(|| format!("{}: a flit from an empty buffer", name()))?;
+        self.flits -= 1;
+        if f.tail {
+            self.owner[ovc] = None;
+        }
+        if let Some((m, q)) = w.link[node * pp + p] {
+            self.push((m as usize * pp + q) * v + f.vc as usize, x);
+        }
+        Ok(x)
+    }
+}
+
+/// Counts cycles without movement while flits are in the network.
+#[derive(Debug, Clone)]
+pub struct Watchdog {
+    pub limit: u64,
+    still: u64,
+}
+
+impl Watchdog {
+    pub fn new(limit: u64) -> Watchdog {
+        Watchdog { limit, still: 0 }
+    }
+
+    /// One cycle: `moved` whether any flit moved; true when the limit is
+    /// reached.
+    pub fn tick(&mut self, flits: usize, moved: bool) -> bool {
+        if flits == 0 || moved {
+            self.still = 0;
+        } else {
+            self.still += 1;
+        }
+        self.still >= self.limit
+    }
+}
+
+/// The deadlock report: every blocked input VC with the channels it waits
+/// for, then a cycle of waits among them (if one is found).
+pub fn deadlock_report(
+    w: &Wiring,
+    rel: &Relation,
+    bufs: &Buffers,
+    packets: &[super::ni::Packet],
+    still: u64,
+    cycle: u64,
+    depth: usize,
+) -> String {
+    let (pp, v) = (w.ports, w.vcs);
+    let split = |i: usize| (i / (pp * v), (i / v) % pp, i % v);
+    let name = |i: usize| {
+        let (n, p, c) = split(i);
+        format!("input {}", w.channel_name(n as NodeId, p, c))
+    };
+    let owner_of: HashMap<usize, usize> = bufs
+        .owner
+        .iter()
+        .enumerate()
+        .filter_map(|(o, x)| x.map(|i| (i, o)))
+        .collect();
+    let mut waits: Vec<Vec<usize>> = vec![Vec::new(); bufs.bufs.len()];
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "deadlock: {} flits in the network, none moved for {} cycles (cycle {cycle}); blocked \
+         channels:",
+        bufs.flits, still
+    );
+    for (i, b) in bufs.bufs.iter().enumerate() {
+        let Some(&(id, fi)) = b.front() else { continue };
+        let (n, p, c) = split(i);
+        let node = n as NodeId;
+        // The output VCs this packet may take (or has taken).
+        let wanted: Vec<(usize, usize)> = match owner_of.get(&i) {
+            Some(&o) if fi > 0 => vec![((o / v) % pp, o % v)],
+            _ => {
+                let input = if p == 0 {
+                    Input::INJECTED
+                } else {
+                    let Port::Link { dim, dir } = w.port(node, p) else {
+                        unreachable!("p > 0 is a link")
+                    };
+                    Input {
+                        port: Port::Link {
+                            dim,
+                            dir: dir.reverse(),
+                        },
+                        vc: c as u8,
+                    }
+                };
+                rel.hops(node, input, packets[id as usize].dest)
+                    .into_iter()
+                    .map(|h| (w.index(h.port), h.vc as usize))
+                    .collect()
+            }
+        };
+        let mut why = Vec::new();
+        for (o, vc) in wanted {
+            let ovc = (n * pp + o) * v + vc;
+            if let Some(holder) = bufs.owner[ovc].filter(|&h| h != i) {
+                waits[i].push(holder);
+                why.push(format!("port {o} vc {vc} held by {}", name(holder)));
+            }
+            if let Some((m, q)) = w.link[n * pp + o] {
+                let down = (m as usize * pp + q) * v + vc;
+                if bufs.bufs[down].len() >= depth {
+                    waits[i].push(down);
+                    why.push(format!("port {o} vc {vc}: downstream buffer full"));
+                }
+            }
+        }
+        let _ = writeln!(
+            text,
+            "  {} holds {} flits, front packet {id} flit {fi} to {}; waits for: {}",
+            name(i),
+            b.len(),
+            w.net.node_name(packets[id as usize].dest),
+            if why.is_empty() {
+                "nothing visible".to_string()
+            } else {
+                why.join("; ")
+            }
+        );
+    }
+    match find_cycle(&waits) {
+        Some(cyc) => {
+            let _ = writeln!(text, "cycle of waits ({} channels):", cyc.len());
+            for i in &cyc {
+                let _ = writeln!(text, "  {} ->", name(*i));
+            }
+            let _ = writeln!(text, "  {}", name(cyc[0]));
+        }
+        None => {
+            let _ = writeln!(text, "no cycle of waits found among the blocked channels");
+        }
+    }
+    text
+}
+
+/// A cycle in the wait-for graph, by depth-first search.
+fn find_cycle(edges: &[Vec<usize>]) -> Option<Vec<usize>> {
+    let n = edges.len();
+    let mut state = vec![0u8; n];
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    for start in 0..n {
+        if state[start] != 0 || edges[start].is_empty() {
+            continue;
+        }
+        stack.push((start, 0));
+        state[start] = 1;
+        while let Some(&mut (u, ref mut k)) = stack.last_mut() {
+            if *k < edges[u].len() {
+                let x = edges[u][*k];
+                *k += 1;
+                match state[x] {
+                    0 => {
+                        state[x] = 1;
+                        stack.push((x, 0));
+                    }
+                    1 => {
+                        let at = stack.iter().position(|&(y, _)| y == x).expect("on stack");
+                        return Some(stack[at..].iter().map(|&(y, _)| y).collect());
+                    }
+                    _ => {}
+                }
+            } else {
+                state[u] = 2;
+                stack.pop();
+            }
+        }
+    }
+    None
+}
