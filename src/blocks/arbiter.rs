@@ -234,7 +234,8 @@ impl RoutingArbiter {
         for o in 0..p {
             for pass in 0..2 {
                 for i in 0..p {
-                    let from_start = if pass == 0 {
+                    // `start <= 15` holds always for 4-bit start: no test.
+                    let from_start = if pass == 0 && i < (1 << pb) - 1 {
                         format!(" & (start$q <= {pb}'d{i})")
                     } else {
                         String::new()
