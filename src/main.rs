@@ -23,7 +23,7 @@ fn main() -> ExitCode {
         Some(Command::Check(args)) => run_check(args),
         Some(Command::Synth(args)) => run_synth(args).map(|()| ExitCode::SUCCESS),
         Some(Command::Fpga(args)) => run_fpga(args).map(|()| ExitCode::SUCCESS),
-        Some(Command::Sim(args)) => run_sim(args).map(|()| ExitCode::SUCCESS),
+        Some(Command::Sim(args)) => run_sim(args),
         Some(Command::Bench(args)) => run_bench(args).map(|()| ExitCode::SUCCESS),
         None => run_generate(&cli).map(|()| ExitCode::SUCCESS),
     };
@@ -405,7 +405,7 @@ fn write_file(path: &std::path::Path, text: &str) -> Result<()> {
     })
 }
 
-fn run_sim(args: &SimArgs) -> Result<()> {
+fn run_sim(args: &SimArgs) -> Result<ExitCode> {
     use routergen::sim::{self, stats, Control, SimConfig};
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
@@ -591,7 +591,12 @@ fn run_sim(args: &SimArgs) -> Result<()> {
         }
         write_file(path, &text)?;
     }
-    Ok(())
+    // 128 + SIGINT, the shell's convention: the results above are partial.
+    Ok(if stop.load(Ordering::Relaxed) {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn run_bench(args: &BenchArgs) -> Result<()> {

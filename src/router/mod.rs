@@ -40,7 +40,10 @@
 //!   in dimension order for STATIC-XY (port order is dimension order); the
 //!   packet takes the lowest-numbered permitted free VC of its port. An
 //!   output VC is held from the head flit's allocation until its tail flit
-//!   leaves. Each output port takes at most one new packet per cycle (Chien
+//!   leaves; under *-channels and Duato it is free again only when all its
+//!   credits are back (the downstream queue empty: Duato's theorem assumes
+//!   a queue never holds two packets, survey §4.2; see
+//!   [`tables::CompiledTable::atomic`]). Each output port takes at most one new packet per cycle (Chien
 //!   §3: making connections sequentially does not significantly reduce
 //!   performance).
 //! - Switch allocation and crossbar (Chien: CB): per input port, one VC
@@ -555,6 +558,11 @@ impl<const W: usize> Logic for Router<W> {
         // output port j when it has a permitted VC that is free.
         let busy: Vec<bool> = (0..pv).map(|k| self.busy[k].q.val()).collect();
         let credit: Vec<u64> = (0..pv).map(|k| self.credits[k].q.val().to_u64()).collect();
+        // An output VC takes a new packet when no packet holds it and, with
+        // atomic allocation, its downstream queue is empty.
+        let free: Vec<bool> = (0..pv)
+            .map(|k| !busy[k] && (!self._table.atomic || credit[k] == self._depth as u64))
+            .collect();
         for o in 0..p {
             self.valloc.out_free[o].next = true;
             let sum: u64 = (0..v).map(|c| credit[o * v + c]).sum();
@@ -565,7 +573,7 @@ impl<const W: usize> Logic for Router<W> {
         for q in 0..p {
             self.valloc.req[q].next = rsel[q].is_some();
             for j in 0..p {
-                let open = (0..v).any(|c| perm[q][j * v + c] && !busy[j * v + c]);
+                let open = (0..v).any(|c| perm[q][j * v + c] && free[j * v + c]);
                 self.valloc.cand[q * p + j].next = PortId::from(j as u64);
                 self.valloc.cand_valid[q * p + j].next = open;
             }
@@ -579,7 +587,7 @@ impl<const W: usize> Logic for Router<W> {
                     continue;
                 }
                 for c in (0..v).rev() {
-                    if perm[q][j * v + c] && !busy[j * v + c] {
+                    if perm[q][j * v + c] && free[j * v + c] {
                         alloc[q] = Some((j, c));
                     }
                 }
@@ -731,7 +739,10 @@ impl<const W: usize> Logic for Router<W> {
                 if sent {
                     next = next - Count::from(1u64);
                 }
-                if self.out_credit[k].val() && credit[k] != self._depth as u64 {
+                // A pulse for the flit sent in this very cycle (a receiver
+                // that frees the slot at once) counts too: the count stays
+                // exact and never passes D (docs/interface.md, credit mode).
+                if self.out_credit[k].val() && (credit[k] != self._depth as u64 || sent) {
                     next = next + Count::from(1u64);
                 }
                 if rst {
@@ -1028,6 +1039,14 @@ impl<const W: usize> Router<W> {
                 .collect();
             line(format!("wire [7:0] bsum${o} = {};", held.join(" + ")));
         }
+        for k in 0..pv {
+            let empty = if self._table.atomic {
+                format!(" & (credits${k}$q == {cb}'d{})", self._depth)
+            } else {
+                String::new()
+            };
+            line(format!("wire vfree${k} = ~busy${k}$q{empty};"));
+        }
         line("always @(*) begin".into());
         for o in 0..p {
             line(format!("    valloc$out_free${o} = 1'b1;"));
@@ -1041,7 +1060,7 @@ impl<const W: usize> Router<W> {
             for j in 0..p {
                 let m = q * p + j;
                 let open: Vec<String> = (0..v)
-                    .map(|c| format!("(perm${q}${} & ~busy${}$q)", j * v + c, j * v + c))
+                    .map(|c| format!("(perm${q}${} & vfree${})", j * v + c, j * v + c))
                     .collect();
                 line(format!(
                     "    valloc$cand${m} = {pb}'d{j}; valloc$cand_valid${m} = {};",
@@ -1058,7 +1077,7 @@ impl<const W: usize> Router<W> {
             for j in 0..p {
                 for c in (0..v).rev() {
                     line(format!(
-                        "    if (valloc$grant${} & perm${q}${} & ~busy${}$q) begin \
+                        "    if (valloc$grant${} & perm${q}${} & vfree${}) begin \
                          agot${q} = 1'b1; aport${q} = {pb}'d{j}; avc${q} = {vb}'d{c}; end",
                         q * p + j,
                         j * v + c,
@@ -1207,7 +1226,7 @@ impl<const W: usize> Router<W> {
                 line(format!(
                     "    if (rst) credits${k}$d = {cb}'d{}; \
                      else credits${k}$d = credits${k}$q - {{{}'d0, {sent}}} \
-                     + {{{}'d0, out_credit${k} & (credits${k}$q != {cb}'d{})}};",
+                     + {{{}'d0, out_credit${k} & ((credits${k}$q != {cb}'d{}) | {sent})}};",
                     self._depth,
                     cb - 1,
                     cb - 1,

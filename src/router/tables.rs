@@ -42,6 +42,16 @@ pub struct CompiledTable {
     /// With `--table economical`: the reset contents of the router's
     /// programmable table, which then replaces `rows` in the hardware.
     pub es: Option<EsContents>,
+    /// Whether an output VC may take a new packet only once its downstream
+    /// queue is empty. Duato's theorem, on which the escape channels of
+    /// *-channels and Duato rest, assumes it (survey §4.2, assumption 6: a
+    /// queue never holds flits of two messages); without it a packet can
+    /// wait behind another packet's flits in an adaptive queue, a wait the
+    /// extended channel dependency graph does not contain, and a 4-ary
+    /// torus under *-channels deadlocks at high load (the `sim` tests).
+    /// Dimension order, the turn models and planar-adaptive are proved on
+    /// the whole channel dependency graph, where such a wait adds no arc.
+    pub atomic: bool,
 }
 
 impl CompiledTable {
@@ -290,6 +300,7 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
         shape,
         rows,
         es: None,
+        atomic: rel.has_escape(),
     })
 }
 

@@ -156,6 +156,37 @@ fn engines_agree_on_a_torus_under_duato() {
     assert!(engines_agree(s, 0.8, 1500).1 > 2000);
 }
 
+/// Every algorithm on the 4-ary 2-D mesh and torus (where it is defined),
+/// at low and high load, on the rust-hdl engine: every packet delivered
+/// once, unchanged, at its destination (checked by [`run`]). The sample of
+/// the matrix below that the default suite can afford.
+#[test]
+fn every_algorithm_delivers_on_2d_meshes_and_tori_at_low_and_high_load() {
+    for algorithm in Algorithm::all() {
+        for topology in [Topology::Mesh, Topology::Torus] {
+            if algorithm.supports(topology, 2).is_err() {
+                continue;
+            }
+            let v = algorithm.min_vcs(topology, 2);
+            for load in [0.1, 0.8] {
+                let c = SimConfig {
+                    warmup: 100,
+                    measure: 400,
+                    ..cfg(spec_on(algorithm, topology, 2, 4, v), load)
+                };
+                let r = run_rust(&c).unwrap_or_else(|e| panic!("{}: {e}", c.spec.name()));
+                assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
+                assert!(
+                    r.stats.measured_packets > (40.0 * load) as usize,
+                    "{} load {load}: {} packets",
+                    c.spec.name(),
+                    r.stats.measured_packets
+                );
+            }
+        }
+    }
+}
+
 /// Every algorithm on 4-ary 2-D and 3-D meshes and tori (where the
 /// algorithm is defined), at low and high load: both engines, identical
 /// traces, every packet delivered. Slow (a Verilator build per
