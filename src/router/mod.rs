@@ -52,7 +52,10 @@
 //!   port flit by flit.
 //! - VC multiplexing onto the links (Chien: VC): each output VC has a
 //!   credit counter for the downstream buffer (D at reset, minus one per
-//!   flit sent, plus one per `p<o>_out_credit[v]` pulse). The switch
+//!   flit sent, plus one per `p<o>_out_credit[v]` pulse), or with on/off
+//!   flow control a flip-flop holding the downstream level
+//!   `p<o>_out_credit[v]` of the cycle before (see "On/off flow control"
+//!   below). The switch
 //!   allocator multiplexes the VCs onto the physical channel; there are no
 //!   output buffers: a flit goes from its input buffer through the crossbar
 //!   to the link.
@@ -82,6 +85,26 @@
 //! pointers, credits) through the switch allocator, crossbar and header
 //! update: no input reaches an output in the same cycle.
 //!
+//! # On/off flow control
+//!
+//! With `--flow-control on-off` each input VC's buffer raises its level
+//! `p<q>_in_credit[c]` while at least [`ON_OFF_SLACK`] = 2 of its D slots
+//! are free, and each output VC may send only while the flip-flop `on`
+//! holds a high downstream level. The threshold is the round trip of this
+//! timing: a level computed in cycle t (from the occupancy at the start of
+//! t) is registered by the sender at the end of t and obeyed from t + 1;
+//! so when the level falls in cycle t, the flit the sender sent in t
+//! (allowed by the level of t - 1, and not in the occupancy the level of t
+//! was computed from) still arrives, and while the level is high, the
+//! flits of t and t + 1 both may. A level high with two free slots holds
+//! both; with one (slack 1) the buffer overflows, which
+//! `a_registered_on_level_needs_two_free_slots` (flow_control.rs) shows.
+//! The buffer must therefore hold at least 2 flits (with D = 1 the level
+//! never rises); the spec refuses shallower buffers. Registering the level
+//! keeps every output a function of flip-flops: no input reaches an output
+//! in the same cycle, also in a chain of routers. MAX-CREDIT counts the
+//! VCs of a port whose level is high.
+//!
 //! Departure from Chien §5 (Figures 5-8), not built yet: every algorithm
 //! uses this one organization; Chien's dimension slices (one 3x3 crossbar
 //! per dimension for dimension order, §5.1, Figure 5), 4x4 plane slices
@@ -94,7 +117,7 @@
 //! defined on (`Algorithm::supports`), networks of at most
 //! [`MAX_ROUTER_NODES`] nodes, relative or absolute addressing (the
 //! address fields of `RouterSpec::address_field_bits` must fit the flit),
-//! credit flow control, no look-ahead, no routing table or the
+//! credit or on/off flow control (D >= 2), no look-ahead, no routing table or the
 //! economical-storage table (meshes and hypercubes), W = 16, 32 or 64,
 //! P <= 16, V <= 16, D <= 16. [`matrix`] lists the configurations the
 //! tests build. Everything else returns `Error::InvalidSpec` naming what
@@ -145,6 +168,10 @@ type EsAddr = Bits<{ crate::blocks::es_table::ADDR_BITS }>;
 /// Flit widths the router is built for.
 pub const ROUTER_WIDTHS: [u32; 3] = [16, 32, 64];
 
+/// On/off flow control: the free slots an input VC needs for its level to
+/// be high, the router's round trip (module documentation).
+pub const ON_OFF_SLACK: usize = crate::spec::ON_OFF_ROUND_TRIP as usize;
+
 /// Largest network whose relation the router compiles (it asks the
 /// relation at every node for every destination).
 pub const MAX_ROUTER_NODES: u64 = 4096;
@@ -159,7 +186,7 @@ fn unsupported(what: String) -> Error {
     Error::InvalidSpec(format!(
         "router generation does not support {what} yet (supported: meshes, tori and \
          hypercubes of at most {MAX_ROUTER_NODES} nodes with every algorithm, relative or \
-         absolute addressing, credit flow control, no look-ahead, no routing table or an \
+         absolute addressing, credit or on/off flow control, no look-ahead, no routing table or an \
          economical-storage one, flit \
          widths 16, 32 and 64, at most 16 ports, 16 virtual channels and {MAX_DEPTH}-flit \
          buffers)"
@@ -187,8 +214,13 @@ pub fn compile_deadlock_prone_without_dateline_vcs(spec: &RouterSpec) -> Result<
 }
 
 fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
-    if spec.flow_control != FlowControl::Credit {
-        return Err(unsupported(format!("{} flow control", spec.flow_control)));
+    if spec.flow_control == FlowControl::OnOff && (spec.buffer_depth as usize) < ON_OFF_SLACK {
+        return Err(Error::InvalidSpec(format!(
+            "on-off flow control needs buffers of at least {ON_OFF_SLACK} flits per virtual \
+             channel (the router's round trip: a level is obeyed the cycle after it is \
+             computed, so two flits can arrive beyond the occupancy it saw); got --depth {}",
+            spec.buffer_depth
+        )));
     }
     if spec.lookahead {
         return Err(unsupported("look-ahead routing".into()));
@@ -346,9 +378,12 @@ pub struct Router<const W: usize> {
     routed: Vec<DFF<Bit>>,
     rport: Vec<DFF<PortId>>,
     rvc: Vec<DFF<VcId>>,
-    /// Per output VC k = o V + v: held by a packet; downstream credits.
+    /// Per output VC k = o V + v: held by a packet; downstream credits
+    /// (credit flow control) or the downstream level of the cycle before
+    /// (on/off); the other is empty.
     busy: Vec<DFF<Bit>>,
     credits: Vec<DFF<Count>>,
+    on: Vec<DFF<Bit>>,
     /// Per input port: round-robin pointers of the VC chosen for routing
     /// and for the switch.
     rptr: Vec<DFF<VcId>>,
@@ -356,6 +391,7 @@ pub struct Router<const W: usize> {
     _p: usize,
     _v: usize,
     _depth: usize,
+    _onoff: bool,
     _table: CompiledTable,
     _es: Option<tables::EsContents>,
     _updates: Vec<HeaderUpdate>,
@@ -379,6 +415,12 @@ impl<const W: usize> Router<W> {
         let v = table.vcs();
         let pv = p * v;
         let d = spec.buffer_depth as usize;
+        let onoff = spec.flow_control == FlowControl::OnOff;
+        if onoff && d < ON_OFF_SLACK {
+            return Err(unsupported(format!(
+                "on-off flow control with buffer depth {d}"
+            )));
+        }
         let es = table.es.clone();
         let entries = es.as_ref().map_or(0, |t| t.entries.len());
         // With a table, the decoder only drives the word line of the
@@ -417,7 +459,15 @@ impl<const W: usize> Router<W> {
             cfg_class: Signal::default(),
             tmask: dffs(entries * p),
             tclass: dffs(entries),
-            fcu: (0..pv).map(|_| FlowControlUnit::new(d, false)).collect(),
+            fcu: (0..pv)
+                .map(|_| {
+                    if onoff {
+                        FlowControlUnit::on_off(d, ON_OFF_SLACK)
+                    } else {
+                        FlowControlUnit::new(d, false)
+                    }
+                })
+                .collect(),
             dec: (0..p).map(|_| decoder()).collect(),
             valloc: RoutingArbiter::new(p, p, spec.path_selection),
             salloc: RoutingArbiter::new(p, 1, PathSelection::StaticXy),
@@ -426,12 +476,14 @@ impl<const W: usize> Router<W> {
             rport: dffs(pv),
             rvc: dffs(pv),
             busy: dffs(pv),
-            credits: dffs(pv),
+            credits: dffs(if onoff { 0 } else { pv }),
+            on: dffs(if onoff { pv } else { 0 }),
             rptr: dffs(p),
             sptr: dffs(p),
             _p: p,
             _v: v,
             _depth: d,
+            _onoff: onoff,
             _updates: (0..p).map(|o| HeaderUpdate::new(&table.shape, o)).collect(),
             _es: es,
             _table: table,
@@ -452,6 +504,15 @@ impl<const W: usize> Router<W> {
 /// `n` flip-flops.
 fn dffs<T: Synth>(n: usize) -> Vec<DFF<T>> {
     (0..n).map(|_| DFF::default()).collect()
+}
+
+/// Marks the clock and input of each flip-flop of `regs` driven (by the
+/// router's `update`).
+fn connect_dffs<T: Synth>(regs: &mut [DFF<T>]) {
+    for r in regs {
+        r.clock.connect();
+        r.d.connect();
+    }
 }
 
 /// The first VC (of `v`) at or after `ptr`, then from 0, whose flag is set:
@@ -479,7 +540,12 @@ impl<const W: usize> Logic for Router<W> {
             self.rport[i].clock.next = clk;
             self.rvc[i].clock.next = clk;
             self.busy[i].clock.next = clk;
-            self.credits[i].clock.next = clk;
+        }
+        for r in self.credits.iter_mut() {
+            r.clock.next = clk;
+        }
+        for r in self.on.iter_mut() {
+            r.clock.next = clk;
         }
         for q in 0..p {
             self.rptr[q].clock.next = clk;
@@ -554,7 +620,16 @@ impl<const W: usize> Logic for Router<W> {
         // path-selection heuristic): candidate slot j of input port q is
         // output port j when it has a permitted VC that is free.
         let busy: Vec<bool> = (0..pv).map(|k| self.busy[k].q.val()).collect();
-        let credit: Vec<u64> = (0..pv).map(|k| self.credits[k].q.val().to_u64()).collect();
+        // What each output VC may send: its credits, or its level (0 or 1).
+        let credit: Vec<u64> = (0..pv)
+            .map(|k| {
+                if self._onoff {
+                    u64::from(self.on[k].q.val())
+                } else {
+                    self.credits[k].q.val().to_u64()
+                }
+            })
+            .collect();
         for o in 0..p {
             self.valloc.out_free[o].next = true;
             let sum: u64 = (0..v).map(|c| credit[o * v + c]).sum();
@@ -727,6 +802,10 @@ impl<const W: usize> Logic for Router<W> {
                 } else {
                     busy[k]
                 };
+                if self._onoff {
+                    self.on[k].d.next = !rst && self.out_credit[k].val();
+                    continue;
+                }
                 let mut next = self.credits[k].q.val();
                 if sent {
                     next = next - Count::from(1u64);
@@ -765,17 +844,11 @@ impl<const W: usize> Logic for Router<W> {
             self.rport[i].d.connect();
             self.rvc[i].clock.connect();
             self.rvc[i].d.connect();
-            self.credits[i].clock.connect();
-            self.credits[i].d.connect();
         }
-        for t in self.tmask.iter_mut() {
-            t.clock.connect();
-            t.d.connect();
-        }
-        for t in self.tclass.iter_mut() {
-            t.clock.connect();
-            t.d.connect();
-        }
+        connect_dffs(&mut self.credits);
+        connect_dffs(&mut self.on);
+        connect_dffs(&mut self.tmask);
+        connect_dffs(&mut self.tclass);
         for q in 0..p {
             let d = &mut self.dec[q];
             d.node_id.connect();
@@ -905,7 +978,8 @@ impl<const W: usize> Router<W> {
             line(format!("    fcu${i}$clock = clock; fcu${i}$rst = rst;"));
             line(format!(
                 "    routed${i}$clock = clock; rport${i}$clock = clock; rvc${i}$clock = clock; \
-                 busy${i}$clock = clock; credits${i}$clock = clock;"
+                 busy${i}$clock = clock; {}${i}$clock = clock;",
+                if self._onoff { "on" } else { "credits" }
             ));
         }
         for q in 0..p {
@@ -1020,7 +1094,13 @@ impl<const W: usize> Router<W> {
         line("// VC allocation: candidate slot j = output port j with a free permitted VC.".into());
         for o in 0..p {
             let sum: Vec<String> = (0..v)
-                .map(|c| format!("{{{}'d0, credits${}$q}}", 9 - cb, o * v + c))
+                .map(|c| {
+                    if self._onoff {
+                        format!("{{8'd0, on${}$q}}", o * v + c)
+                    } else {
+                        format!("{{{}'d0, credits${}$q}}", 9 - cb, o * v + c)
+                    }
+                })
                 .collect();
             line(format!("wire [8:0] csum${o} = {};", sum.join(" + ")));
             let held: Vec<String> = (0..v)
@@ -1077,10 +1157,14 @@ impl<const W: usize> Router<W> {
         for o in 0..p {
             for c in 0..v {
                 let k = o * v + c;
-                line(format!(
-                    "    cnz[{}] = credits${k}$q != {cb}'d0;",
-                    (o << vb) + c
-                ));
+                if self._onoff {
+                    line(format!("    cnz[{}] = on${k}$q;", (o << vb) + c));
+                } else {
+                    line(format!(
+                        "    cnz[{}] = credits${k}$q != {cb}'d0;",
+                        (o << vb) + c
+                    ));
+                }
             }
         }
         line("end".into());
@@ -1204,6 +1288,12 @@ impl<const W: usize> Router<W> {
                      else busy${k}$d = busy${k}$q;",
                     taken.join(" | ")
                 ));
+                if self._onoff {
+                    line(format!(
+                        "    if (rst) on${k}$d = 1'b0; else on${k}$d = out_credit${k};"
+                    ));
+                    continue;
+                }
                 line(format!(
                     "    if (rst) credits${k}$d = {cb}'d{}; \
                      else credits${k}$d = credits${k}$q - {{{}'d0, {sent}}} \
@@ -1264,6 +1354,9 @@ impl<const W: usize> HwBlock for Router<W> {
             Some(0.05)
         } else if name.starts_with("in_valid") {
             Some(0.5)
+        } else if self._onoff && name.starts_with("out_credit") {
+            // Downstream levels: mostly on, so that flits flow.
+            Some(0.7)
         } else if ["in_head", "in_tail", "out_credit"]
             .iter()
             .any(|x| name.starts_with(x))

@@ -194,13 +194,21 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
     let codec = Codec::new(spec);
     let (nodes, pp, v) = (w.nodes(), w.ports, w.vcs);
     let depth = spec.buffer_depth as usize;
+    let on_off = spec.flow_control == crate::spec::FlowControl::OnOff;
+    // The occupancy at which an input buffer takes no more flits: full, or
+    // with on/off flow control, fewer free slots than the level needs.
+    let full = if on_off {
+        depth + 1 - crate::router::ON_OFF_SLACK
+    } else {
+        depth
+    };
     let flit_rate = cfg.load * bisection_rate(&w.net);
     let mean_len = cfg.length.mean();
     let mut sources: Vec<Source> = (0..nodes)
         .map(|n| Source::new(cfg.seed, n as u32, flit_rate, mean_len, cfg.injection))
         .collect();
     let mut nis: Vec<Interface> = (0..nodes)
-        .map(|n| Interface::new(n as u32, v, spec.buffer_depth))
+        .map(|n| Interface::new(n as u32, v, spec.buffer_depth, on_off))
         .collect();
     let mut packets: Vec<Packet> = Vec::new();
     let mut tags: HashMap<u64, u32> = HashMap::new();
@@ -328,6 +336,10 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
             let credits = engine.outputs().credits[n * pp];
             nis[n].credit(credits).map_err(|e| fault(cycle, e))?;
         }
+        if on_off {
+            // The interfaces eject every flit at once: always on.
+            eject_credit.fill((1u32 << v) - 1);
+        }
         engine.step(rst, &inject, &eject_credit);
         eject_credit.iter_mut().for_each(|c| *c = 0);
         if !rst {
@@ -339,7 +351,7 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
                     &packets,
                     cfg.watchdog,
                     cycle,
-                    depth,
+                    full,
                 )));
             }
             t += 1;

@@ -1,7 +1,8 @@
 //! Network interfaces: per node a source queue, injection into the
-//! router's local port with credits per VC (docs/interface.md, "Flow
-//! control"), and ejection, where every flit is checked against the packet
-//! it belongs to. The same code drives every engine.
+//! router's local port with credits per VC, or on/off levels
+//! (docs/interface.md, "Flow control"), and ejection, where every flit is
+//! checked against the packet it belongs to. The same code drives every
+//! engine.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -129,7 +130,10 @@ pub struct Interface {
     pub queue: VecDeque<u32>,
     /// Per local VC: the packet being injected and its next flit.
     sending: Vec<Option<(u32, u32)>>,
+    /// Per local VC: credits; with on/off flow control, the level seen in
+    /// the cycle before (1 high, 0 low).
     credits: Vec<u32>,
+    on_off: bool,
     ptr: usize,
     /// Per local output VC: the packet being ejected and its next flit.
     receiving: Vec<Option<(u32, u32)>>,
@@ -137,12 +141,14 @@ pub struct Interface {
 }
 
 impl Interface {
-    pub fn new(node: NodeId, vcs: usize, depth: u32) -> Interface {
+    /// `on_off`: the router's local input VCs give levels, not credits.
+    pub fn new(node: NodeId, vcs: usize, depth: u32, on_off: bool) -> Interface {
         Interface {
             node,
             queue: VecDeque::new(),
             sending: vec![None; vcs],
-            credits: vec![depth; vcs],
+            credits: vec![if on_off { 0 } else { depth }; vcs],
+            on_off,
             ptr: 0,
             receiving: vec![None; vcs],
             depth,
@@ -194,7 +200,9 @@ impl Interface {
         } else {
             codec.body(id, i)
         };
-        self.credits[c] -= 1;
+        if !self.on_off {
+            self.credits[c] -= 1;
+        }
         self.sending[c] = (i + 1 < pk.len).then_some((id, i + 1));
         let f = Flit {
             valid: true,
@@ -207,9 +215,14 @@ impl Interface {
     }
 
     /// Credits the router returned for the local input VCs this cycle
-    /// (spent from the next cycle on).
+    /// (spent from the next cycle on); with on/off flow control, their
+    /// levels (obeyed in the next cycle).
     pub fn credit(&mut self, bits: u32) -> Result<(), String> {
         for (c, credit) in self.credits.iter_mut().enumerate() {
+            if self.on_off {
+                *credit = bits >> c & 1;
+                continue;
+            }
             if bits >> c & 1 == 1 {
                 *credit += 1;
                 if *credit > self.depth {

@@ -156,6 +156,21 @@ fn engines_agree_on_a_torus_under_duato() {
     assert!(engines_agree(s, 0.8, 1500).1 > 2000);
 }
 
+/// On/off flow control (docs/interface.md): the routers' levels wired
+/// router to router, the interfaces injecting on the levels and ejecting
+/// with theirs always high; at the smallest depth (2) under heavy load
+/// both engines deliver every packet with identical traces (a router that
+/// overflowed a buffer would lose a flit, which the interfaces report).
+#[test]
+fn on_off_flow_control_engines_agree_and_deliver_everything() {
+    let s = RouterSpec {
+        flow_control: crate::spec::FlowControl::OnOff,
+        buffer_depth: 2,
+        ..spec_on(Algorithm::Duato, Topology::Mesh, 2, 4, 2)
+    };
+    assert!(engines_agree(s, 0.7, 1000).1 > 1000);
+}
+
 /// Every algorithm on 4-ary 2-D and 3-D meshes and tori (where the
 /// algorithm is defined), at low and high load: both engines, identical
 /// traces, every packet delivered. Slow (a Verilator build per
