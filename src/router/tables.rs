@@ -42,6 +42,8 @@ pub struct CompiledTable {
     /// With `--table economical`: the reset contents of the router's
     /// programmable table, which then replaces `rows` in the hardware.
     pub es: Option<EsContents>,
+    /// With `--lookahead`: the VCs each look-ahead field permits.
+    pub la: Option<super::lookahead::LookaheadTable>,
 }
 
 impl CompiledTable {
@@ -290,6 +292,7 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
         shape,
         rows,
         es: None,
+        la: None,
     })
 }
 

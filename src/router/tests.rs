@@ -62,6 +62,15 @@ fn economical(s: RouterSpec) -> RouterSpec {
     }
 }
 
+/// `s` with look-ahead routing and `w`-bit flits.
+fn lookahead(s: RouterSpec, w: u32) -> RouterSpec {
+    RouterSpec {
+        lookahead: true,
+        flit_width: w,
+        ..s
+    }
+}
+
 /// `s` with on/off flow control and `depth`-flit buffers.
 fn on_off(s: RouterSpec, depth: u32) -> RouterSpec {
     RouterSpec {
@@ -107,6 +116,18 @@ fn address_field(
             }
         }
     }
+}
+
+/// The look-ahead field of a head flit arriving at `at` through `input`
+/// for `dest` (docs/interface.md: bit p for each port p the relation
+/// permits there, ports numbered as the interface numbers them).
+fn la_field(rel: &Relation, at: NodeId, input: Input, dest: NodeId) -> u64 {
+    rel.hops(at, input, dest).iter().fold(0, |acc, h| {
+        let o = (0..rel.net.port_count())
+            .find(|&o| port_of(&rel.net, at, o) == h.port)
+            .expect("a permitted port exists");
+        acc | 1 << o
+    })
 }
 
 #[derive(Debug, Clone)]
@@ -165,7 +186,11 @@ fn scoreboard<const W: usize>(
 
     // Packet ids ride in the head flit's payload when it has room, else in
     // the second flit (every packet then has two flits at least).
-    let payload = W - n * f;
+    // Look-ahead: the field sits above the address fields, ids above it.
+    let ab = n * f;
+    let hb = spec.header_bits() as usize;
+    let la = spec.lookahead;
+    let payload = W - hb;
     let estimate = packets_per_vc * p * v;
     let id_in_head = payload >= 64 || (1usize << payload) > estimate;
     let min_len = if id_in_head { 1 } else { 2 };
@@ -219,10 +244,25 @@ fn scoreboard<const W: usize>(
                 for _ in 1..len {
                     flits.push(rng.next_u64() & wmask);
                 }
+                if la {
+                    // docs/interface.md: a link input carries the ports the
+                    // relation permits here; the local port's field is
+                    // ignored, so it gets random bits.
+                    let input = Input {
+                        port: travelling,
+                        vc: c as u8,
+                    };
+                    let field = if q == 0 {
+                        rng.next_u64() & ((1 << p) - 1)
+                    } else {
+                        la_field(&rel, node, input, dest)
+                    };
+                    flits[0] |= field << ab;
+                }
                 if id_in_head {
-                    flits[0] |= (id as u64) << (n * f);
+                    flits[0] |= (id as u64) << hb;
                 } else {
-                    flits[0] |= (rng.next_u64() << (n * f)) & wmask;
+                    flits[0] |= (rng.next_u64() << hb) & wmask;
                     flits[1] = id as u64;
                 }
                 flits[0] &= wmask;
@@ -248,14 +288,23 @@ fn scoreboard<const W: usize>(
 
     // The head the packet must leave with on port `o` (docs/interface.md:
     // relative addressing moves the travelled dimension's field to the
-    // remaining offset from the next node; otherwise unchanged).
+    // remaining offset from the next node; with look-ahead the field names
+    // the ports the relation permits at the next router; otherwise
+    // unchanged; leaving by the local port, unchanged).
     let expected_head = |pk: &Packet, o: usize| -> u64 {
         let mut h = pk.flits[0];
-        if let (Port::Link { dim, .. }, true) = (port_of(&net, node, o), relative) {
+        let out = port_of(&net, node, o);
+        if let (Port::Link { dim, .. }, true) = (out, relative) {
             let d = dim as usize;
-            let next = net.neighbour(node, port_of(&net, node, o)).expect("a link");
+            let next = net.neighbour(node, out).expect("a link");
             let x = address_field(spec, &net, next, pk.dest, d, false);
             h = (h & !(fmask << (d * f))) | ((x as u64 & fmask) << (d * f));
+        }
+        if la && o != 0 {
+            let next = net.neighbour(node, out).expect("a link");
+            let arriving = Input { port: out, vc: 0 };
+            let lamask = ((1u64 << p) - 1) << ab;
+            h = (h & !lamask) | (la_field(&rel, next, arriving, pk.dest) << ab);
         }
         h
     };
@@ -438,7 +487,7 @@ fn scoreboard<const W: usize>(
                 None if i == usize::from(!id_in_head) => {
                     // The packet is known: check its head and the hop.
                     let pid = if id_in_head {
-                        (data >> (n * f)) as usize
+                        (data >> hb) as usize
                     } else {
                         data as usize
                     };
@@ -741,6 +790,64 @@ fn scoreboard_on_off_flow_control() {
     ] {
         let cycles = run(&s, node_at(&s, &at), 15, seed);
         eprintln!("{} D={} on-off: {cycles} cycles", s.name(), s.buffer_depth);
+    }
+}
+
+/// Look-ahead (LAPSES §3.2): head flits on the links carry the ports the
+/// relation permits here, the local port's field is random (the router
+/// ignores it), and every head must leave with the ports the relation
+/// permits at the next router ([`scoreboard`]); meshes with deterministic,
+/// turn-model and adaptive relations (the field's VCs: Duato's escape
+/// channel, planar-adaptive's planes), absolute addressing, hypercubes,
+/// on/off flow control.
+#[test]
+fn scoreboard_lookahead() {
+    for (s, at, seed) in [
+        (
+            lookahead(spec(Algorithm::DimensionOrder, 4, 1), 16),
+            vec![1, 2],
+            301,
+        ),
+        (
+            lookahead(
+                spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit),
+                32,
+            ),
+            vec![2, 1],
+            302,
+        ),
+        (
+            lookahead(absolute(spec(Algorithm::WestFirst, 4, 1)), 16),
+            vec![0, 3],
+            303,
+        ),
+        (
+            lookahead(
+                spec_on(Algorithm::PlanarAdaptive, Topology::Mesh, 3, 3, 3),
+                32,
+            ),
+            vec![1, 0, 2],
+            304,
+        ),
+        (
+            lookahead(
+                spec_on(Algorithm::NegativeFirst, Topology::Hypercube, 3, 2, 1),
+                16,
+            ),
+            vec![1, 1, 0],
+            305,
+        ),
+        (
+            on_off(
+                lookahead(spec_with(Algorithm::Duato, 4, 2, PathSelection::Lru), 32),
+                3,
+            ),
+            vec![1, 1],
+            306,
+        ),
+    ] {
+        let cycles = run(&s, node_at(&s, &at), 6, seed);
+        eprintln!("{} look-ahead at {at:?}: {cycles} cycles", s.name());
     }
 }
 
@@ -1061,11 +1168,15 @@ fn unsupported_configurations_are_refused_with_a_reason() {
     let base = spec(Algorithm::DimensionOrder, 4, 1);
     let cases: Vec<(RouterSpec, &str)> = vec![
         (
-            RouterSpec {
-                lookahead: true,
-                ..base.clone()
-            },
+            lookahead(
+                spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2),
+                16,
+            ),
             "look-ahead",
+        ),
+        (
+            lookahead(economical(spec(Algorithm::DimensionOrder, 4, 1)), 16),
+            "look-ahead with the economical-storage table",
         ),
         (
             RouterSpec {
@@ -1251,6 +1362,14 @@ fn emitted_verilog_lints_and_synthesizes_meshes() {
             false,
         ),
         (on_off(spec(Algorithm::DimensionOrder, 4, 2), 2), true),
+        (lookahead(spec(Algorithm::DimensionOrder, 4, 1), 16), true),
+        (
+            lookahead(
+                spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit),
+                32,
+            ),
+            false,
+        ),
         (
             on_off(
                 spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit),
@@ -1433,6 +1552,28 @@ fn economical_table_matches_the_model() {
             "(tmask$21$q & ((tclass$4$q == 4'd0)))",
             "(tmask$21$q & ((tclass$4$q == 4'd1)))",
         ),
+    );
+}
+
+/// Look-ahead: a Duato mesh through its core (every decoder of the next
+/// routers' fields, the mux, the field registers), a hypercube under
+/// negative-first (its decoders read the neighbours' node ids) through the
+/// top module; the faulty copy never selects port 3's field for packets
+/// from port 1.
+#[test]
+fn lookahead_matches_the_model() {
+    cosimulate_with(
+        &[
+            lookahead(
+                spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit),
+                16,
+            ),
+            lookahead(
+                spec_on(Algorithm::NegativeFirst, Topology::Hypercube, 3, 2, 2),
+                16,
+            ),
+        ],
+        ("lamux$1$sel$3 = valloc$grant$8;", "lamux$1$sel$3 = 1'b0;"),
     );
 }
 

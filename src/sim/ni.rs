@@ -27,6 +27,8 @@ pub struct Packet {
 pub struct Codec {
     n: usize,
     field: usize,
+    /// Bits of the look-ahead field above the address (0 without).
+    lookahead: usize,
     width: usize,
     topology: Topology,
     addressing: Addressing,
@@ -38,6 +40,7 @@ impl Codec {
         Codec {
             n: spec.dims as usize,
             field: spec.address_field_bits() as usize,
+            lookahead: (spec.header_bits() - spec.dims * spec.address_field_bits()) as usize,
             width: spec.flit_width as usize,
             topology: spec.topology,
             addressing: spec.addressing,
@@ -53,9 +56,20 @@ impl Codec {
         }
     }
 
-    /// Bits of the head flit above the address: the packet's tag.
+    /// Bits of the address fields.
+    pub fn address_bits(&self) -> usize {
+        self.n * self.field
+    }
+
+    /// Bits of the head flit's routing field: the address and the
+    /// look-ahead field.
+    fn header_bits(&self) -> usize {
+        self.address_bits() + self.lookahead
+    }
+
+    /// Bits of the head flit above the routing field: the packet's tag.
     pub fn tag_bits(&self) -> usize {
-        self.width - self.n * self.field
+        self.width - self.header_bits()
     }
 
     pub fn tag(&self, id: u32) -> u64 {
@@ -69,13 +83,15 @@ impl Codec {
 
     /// The tag of a head flit.
     pub fn tag_of(&self, data: u64) -> u64 {
-        data >> (self.n * self.field)
+        data >> self.header_bits()
     }
 
     /// The head flit at injection (docs/interface.md, "Head flit"): per
     /// dimension the signed offset (relative; a torus offset of k/2 goes
     /// +), the destination coordinate (absolute), or a differing bit
-    /// (hypercube); the tag above.
+    /// (hypercube); with look-ahead, a field naming the local port (what a
+    /// head flit carries into its destination router; at injection the
+    /// router ignores it, docs/interface.md); the tag above.
     pub fn head(&self, net: &Network, id: u32, src: NodeId, dest: NodeId) -> u64 {
         let fmask = (1u64 << self.field) - 1;
         let mut h = 0u64;
@@ -98,11 +114,15 @@ impl Codec {
             };
             h |= (x as u64 & fmask) << (d * self.field);
         }
-        (h | self.tag(id) << (self.n * self.field)) & self.mask()
+        if self.lookahead > 0 {
+            h |= 1 << self.address_bits();
+        }
+        (h | self.tag(id) << self.header_bits()) & self.mask()
     }
 
     /// The head flit as it must arrive at its destination: relative
-    /// offsets all zero, absolute coordinates unchanged.
+    /// offsets all zero, absolute coordinates unchanged (with look-ahead,
+    /// the field naming the local port, as written at injection).
     pub fn arrived_head(&self, injected: u64) -> u64 {
         match (self.addressing, self.topology) {
             (Addressing::Absolute, Topology::Mesh | Topology::Torus) => injected,
