@@ -127,6 +127,22 @@ pub fn check_spec(spec: &RouterSpec) -> Result<()> {
             spec.radix, spec.dims, spec.topology
         )));
     }
+    if spec.flow_control != crate::spec::FlowControl::Credit {
+        return Err(Error::InvalidSpec(format!(
+            "--flow-control {}: the bring-up design's traffic generators and checkers use \
+             credit flow control; allowed here: --flow-control credit (routergen -o and \
+             routergen sim build and check on/off routers)",
+            spec.flow_control
+        )));
+    }
+    if spec.lookahead {
+        return Err(Error::InvalidSpec(
+            "--lookahead: the bring-up design's traffic generators write their identifiers \
+             right above the address fields, where the look-ahead field would be; allowed \
+             here: --lookahead off"
+                .into(),
+        ));
+    }
     let field = spec.address_field_bits();
     if spec.flit_width < 2 * field + 6 + 2 {
         return Err(Error::InvalidSpec(format!(

@@ -225,6 +225,11 @@ fn bad_sizes_are_rejected_with_the_range() {
     rejects(&["--vcs", "0"], &["--vcs 0", "1 to 16"]);
     rejects(&["--vcs", "17"], &["--vcs 17"]);
     rejects(&["--depth", "0"], &["--depth 0", "1 to 256"]);
+    // On/off: the receiver's level needs two free slots (docs/interface.md).
+    rejects(
+        &["--flow-control", "on-off", "--depth", "1"],
+        &["--depth 1", "on-off", "--depth 2 or more"],
+    );
     rejects(
         &["--flit-width", "12"],
         &["--flit-width 12", "8, 16, 32 or 64"],

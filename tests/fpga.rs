@@ -241,4 +241,22 @@ fn bad_fpga_requests_exit_2_and_write_nothing() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("2x2"), "{}", stderr(&o));
     assert!(!out.exists());
+
+    // The generators and checkers speak credits and write no look-ahead
+    // field: both refused, naming the option.
+    for (args, says) in [
+        (
+            &["--flow-control", "on-off", "--depth", "2"][..],
+            "--flow-control on-off",
+        ),
+        (&["--lookahead"][..], "--lookahead"),
+    ] {
+        let mut all = vec!["fpga", "--board", "icebreaker", "--radix", "2"];
+        all.extend_from_slice(args);
+        all.extend(["-o", out.to_str().unwrap()]);
+        let o = routergen(&all);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+        assert!(!out.exists());
+    }
 }

@@ -441,7 +441,7 @@ impl Row {
 }
 
 /// `mask` (bit k of the words) as a Verilog literal of `bits` bits.
-fn hex_literal(bits: usize, mask: &[u64]) -> String {
+pub(crate) fn hex_literal(bits: usize, mask: &[u64]) -> String {
     let mut digits = String::new();
     for (i, w) in mask.iter().enumerate().rev() {
         if digits.is_empty() {

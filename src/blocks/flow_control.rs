@@ -11,9 +11,11 @@
 //! the buffer is full and none leaves is refused and `overflow` is raised
 //! for that cycle (a sender that obeys the protocol never causes it).
 //! - credit mode: `credit_out` pulses once per flit that leaves;
-//! - on/off mode: `credit_out` is the "on" level, high while a slot is
-//!   free (the threshold assumes the level reaches the sender in the cycle
-//!   it is computed).
+//! - on/off mode: `credit_out` is the "on" level, high while at least
+//!   `slack` slots are free: the flits that can still arrive after the
+//!   level is computed. Slack 1 ([`FlowControlUnit::new`]) assumes a sender
+//!   that sees the level in the cycle it is computed; a sender that
+//!   registers the level first (the router, `crate::router`) needs 2.
 //!
 //! Send side: `send_ok` says the downstream buffer (also D deep) can take a
 //! flit; a flit is sent when `send_req` and `send_ok` are high.
@@ -72,14 +74,29 @@ pub struct FlowControlUnit<const W: usize> {
     zero: Constant<Count>,
     zero_data: Constant<Bits<W>>,
     onoff: Constant<Bit>,
+    /// On/off: the occupancies at which fewer than `slack` slots are free
+    /// (D, D - 1, ..., D - slack + 1).
+    full: Vec<Constant<Count>>,
     _d: usize,
+    _slack: usize,
 }
 
 impl<const W: usize> FlowControlUnit<W> {
     /// A unit with a `depth`-flit buffer (1 to [`MAX_DEPTH`]); `on_off`
-    /// selects on/off flow control instead of credits.
+    /// selects on/off flow control (slack 1) instead of credits.
     pub fn new(depth: usize, on_off: bool) -> Self {
+        Self::build(depth, on_off, 1)
+    }
+
+    /// An on/off unit whose level is high while at least `slack` slots are
+    /// free (1 to `depth`).
+    pub fn on_off(depth: usize, slack: usize) -> Self {
+        Self::build(depth, true, slack)
+    }
+
+    fn build(depth: usize, on_off: bool, slack: usize) -> Self {
         let d = depth.clamp(1, MAX_DEPTH);
+        let slack = slack.clamp(1, d);
         let c = |v: usize| Constant::new(Count::from(v as u64));
         FlowControlUnit {
             clock: Signal::default(),
@@ -117,7 +134,9 @@ impl<const W: usize> FlowControlUnit<W> {
             zero: c(0),
             zero_data: Constant::new(Bits::<W>::default()),
             onoff: Constant::new(on_off),
+            full: (0..slack).map(|j| c(d - j)).collect(),
             _d: d,
+            _slack: slack,
         }
     }
 }
@@ -187,8 +206,13 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             self.count.d.next = self.count.q.val() - self.one.val();
         }
         if self.onoff.val() {
-            // On/off: "on" while a slot is free.
-            self.credit_out.next = self.count.q.val() != self.depth.val();
+            // On/off: "on" while at least `slack` slots are free.
+            self.credit_out.next = true;
+            for j in 0..self._slack {
+                if self.count.q.val() == self.full[j].val() {
+                    self.credit_out.next = false;
+                }
+            }
         } else {
             self.credit_out.next = self.pop.val();
         }
@@ -250,6 +274,8 @@ mod tests {
     struct Reference {
         d: usize,
         on_off: bool,
+        /// On/off: free slots needed for the level to be high.
+        slack: usize,
         buf: VecDeque<(u64, bool, bool)>,
         credits: usize,
     }
@@ -263,7 +289,7 @@ mod tests {
             let pop = out_valid && out_ready;
             let push = valid && (self.buf.len() < self.d || pop);
             let credit_out = if self.on_off {
-                self.buf.len() < self.d
+                self.d - self.buf.len() >= self.slack
             } else {
                 pop
             };
@@ -302,8 +328,15 @@ mod tests {
 
     #[test]
     fn matches_the_reference_on_random_stimulus() {
-        for (d, on_off) in [(1, false), (3, false), (4, true), (16, false)] {
-            let mut x = FlowControlUnit::<16>::new(d, on_off);
+        for (d, on_off, slack) in [
+            (1, false, 1),
+            (3, false, 1),
+            (4, true, 1),
+            (16, false, 1),
+            (5, true, 2),
+            (2, true, 2),
+        ] {
+            let mut x = FlowControlUnit::<16>::build(d, on_off, slack);
             prepare(&mut x);
             let stim = random_stimulus(&x, "clock", 3000, 99 + d as u64);
             let got = run_model(&mut x, &stim);
@@ -312,6 +345,7 @@ mod tests {
             let mut r = Reference {
                 d,
                 on_off,
+                slack,
                 buf: VecDeque::new(),
                 credits: 0,
             };
@@ -327,15 +361,29 @@ mod tests {
 
     /// Two units joined by a link: the upstream unit's send side feeds the
     /// downstream unit's buffer, whose credits (or on level) go back. The
-    /// sender obeys `send_ok`; nothing overflows, nothing is lost or
-    /// reordered, even with a downstream that stalls for long stretches.
-    fn link(d: usize, on_off: bool, seed: u64) {
-        let mut up = FlowControlUnit::<16>::new(d, on_off);
-        let mut down = FlowControlUnit::<16>::new(d, on_off);
+    /// sender obeys `send_ok`, with the downstream stalling for long
+    /// stretches. With `registered`, the on level reaches the sender through
+    /// a flip-flop, as in the router: the level of cycle t governs cycle
+    /// t + 1. Returns the flits refused for a full buffer; when there are
+    /// none, also checks nothing was lost or reordered.
+    fn link(d: usize, on_off: Option<(usize, bool)>, seed: u64) -> usize {
+        let (mut up, mut down) = match on_off {
+            None => (
+                FlowControlUnit::<16>::new(d, false),
+                FlowControlUnit::<16>::new(d, false),
+            ),
+            Some((slack, _)) => (
+                FlowControlUnit::<16>::on_off(d, slack),
+                FlowControlUnit::<16>::on_off(d, slack),
+            ),
+        };
+        let registered = on_off.is_some_and(|(_, r)| r);
         prepare(&mut up);
         prepare(&mut down);
         let mut rng = SplitMix64::new(seed);
         let (mut sent, mut received) = (0u64, Vec::new());
+        let mut overflows = 0;
+        let mut seen = false;
         let settle = |b: &mut FlowControlUnit<16>| {
             simulate(b, 1000);
         };
@@ -350,41 +398,65 @@ mod tests {
             down.out_ready.next = !stall && rng.chance(0.5);
             // On/off: the level is a function of the downstream state only.
             settle(&mut down);
-            up.credit_in.next = down.credit_out.val();
+            let level = down.credit_out.val();
+            up.credit_in.next = if registered { seen } else { level };
             settle(&mut up);
             let send = !rst && up.send_req.val() && up.send_ok.val();
             down.in_valid.next = send;
             down.in_data.next = Bits::<16>::from(sent & 0xffff);
             settle(&mut down);
-            assert!(!down.overflow.val(), "overflow at cycle {cycle}");
+            overflows += usize::from(down.overflow.val());
             if down.out_valid.val() && down.out_ready.val() {
                 received.push(down.out_data.val().to_u64());
             }
             // Credit mode: the credit pulse of this cycle's pop.
-            up.credit_in.next = down.credit_out.val();
+            if on_off.is_none() {
+                up.credit_in.next = down.credit_out.val();
+            }
             settle(&mut up);
             if send {
                 sent += 1;
             }
+            seen = level && !rst;
             up.clock.next = Clock::from(true);
             down.clock.next = Clock::from(true);
             settle(&mut up);
             settle(&mut down);
         }
         assert!(sent > 400, "the link should carry traffic (sent {sent})");
-        let want: Vec<u64> = (0..received.len() as u64).map(|v| v & 0xffff).collect();
-        assert_eq!(received, want, "flits lost or reordered");
-        assert!(
-            sent - received.len() as u64 <= d as u64,
-            "more in flight than the buffer holds"
-        );
+        if overflows == 0 {
+            let want: Vec<u64> = (0..received.len() as u64).map(|v| v & 0xffff).collect();
+            assert_eq!(received, want, "flits lost or reordered");
+            assert!(
+                sent - received.len() as u64 <= d as u64,
+                "more in flight than the buffer holds"
+            );
+        }
+        overflows
     }
 
     #[test]
     fn a_sender_that_obeys_credits_never_overflows_or_loses_a_flit() {
-        link(1, false, 1);
-        link(4, false, 2);
-        link(4, true, 3);
+        assert_eq!(link(1, None, 1), 0);
+        assert_eq!(link(4, None, 2), 0);
+        assert_eq!(link(4, Some((1, false)), 3), 0);
+    }
+
+    /// The router's timing: the level passes a flip-flop before the sender
+    /// obeys it, so a flit sent on the level of cycle t - 1 arrives in t,
+    /// after the level of t was computed without it, and the level of t
+    /// lets one more through in t + 1. Two free slots (slack 2) keep the
+    /// buffer from overflowing, also at the smallest depth, 2; slack 1
+    /// overflows.
+    #[test]
+    fn a_registered_on_level_needs_two_free_slots() {
+        assert_eq!(link(2, Some((2, true)), 4), 0);
+        assert_eq!(link(5, Some((2, true)), 5), 0);
+        let refused = link(5, Some((1, true)), 6);
+        assert!(
+            refused > 0,
+            "slack 1 with a registered level should overflow"
+        );
     }
 
     #[test]

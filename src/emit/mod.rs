@@ -154,6 +154,17 @@ pub fn files(spec: &RouterSpec, rtl: &str) -> Result<Vec<(PathBuf, String)>> {
     ctx.insert("w", &st.width);
     ctx.insert("vb", &vc_bits(spec.vcs));
     ctx.insert("depth", &spec.buffer_depth);
+    let onoff = spec.flow_control == crate::spec::FlowControl::OnOff;
+    ctx.insert("onoff", &onoff);
+    ctx.insert("slack", &crate::spec::ON_OFF_ROUND_TRIP);
+    ctx.insert(
+        "flow_words",
+        if onoff {
+            "the on/off levels"
+        } else {
+            "credits"
+        },
+    );
     ctx.insert("ports", &(0..st.ports).collect::<Vec<_>>());
     ctx.insert("npk", &st.packets.len());
     ctx.insert("nflit", &st.flit_count());

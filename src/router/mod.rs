@@ -55,7 +55,10 @@
 //!   port flit by flit.
 //! - VC multiplexing onto the links (Chien: VC): each output VC has a
 //!   credit counter for the downstream buffer (D at reset, minus one per
-//!   flit sent, plus one per `p<o>_out_credit[v]` pulse). The switch
+//!   flit sent, plus one per `p<o>_out_credit[v]` pulse), or with on/off
+//!   flow control a flip-flop holding the downstream level
+//!   `p<o>_out_credit[v]` of the cycle before (see "On/off flow control"
+//!   below). The switch
 //!   allocator multiplexes the VCs onto the physical channel; there are no
 //!   output buffers: a flit goes from its input buffer through the crossbar
 //!   to the link.
@@ -85,6 +88,48 @@
 //! pointers, credits) through the switch allocator, crossbar and header
 //! update: no input reaches an output in the same cycle.
 //!
+//! # Look-ahead routing
+//!
+//! With `--lookahead` (LAPSES §3.2, [`lookahead`]) a head flit arriving on
+//! a link carries the ports the relation permits here; the port's VC
+//! allocation reads its candidates from that field (the field's VCs from a
+//! small table keyed by it) instead of from the address decoder, which only
+//! the local input port keeps (its packets have no upstream router). In the
+//! same cycle, for every link j a decoder per input port computes the field
+//! the head would carry into the router across j (the next router's ports,
+//! from the head as it would leave by j and that router's node id); the
+//! look-ahead mux ([`LookaheadMux`]) keeps the granted port's and a register
+//! per input VC holds it until the head crosses, when it replaces the
+//! field. A head leaving by the local port keeps its field. Cost: (P -
+//! 1)^2 look-ahead decoders (each with the port-reduced table; no decoder
+//! for a port's own link) in place of the link ports' P - 1 decoders, a
+//! P-way mux per input port and a P-bit register per input VC. Latency is unchanged (two cycles per router):
+//! the decoder already shares its cycle with allocation, and look-ahead
+//! removes it from that path for the link inputs. Supported where the
+//! field's ports decide the VCs: every relation on meshes and hypercubes;
+//! not on tori (the dateline class) and not with the economical-storage
+//! table.
+//!
+//! # On/off flow control
+//!
+//! With `--flow-control on-off` each input VC's buffer raises its level
+//! `p<q>_in_credit[c]` while at least [`ON_OFF_SLACK`] = 2 of its D slots
+//! are free, and each output VC may send only while the flip-flop `on`
+//! holds a high downstream level. The threshold is the round trip of this
+//! timing: a level computed in cycle t (from the occupancy at the start of
+//! t) is registered by the sender at the end of t and obeyed from t + 1;
+//! so when the level falls in cycle t, the flit the sender sent in t
+//! (allowed by the level of t - 1, and not in the occupancy the level of t
+//! was computed from) still arrives, and while the level is high, the
+//! flits of t and t + 1 both may. A level high with two free slots holds
+//! both; with one (slack 1) the buffer overflows, which
+//! `a_registered_on_level_needs_two_free_slots` (flow_control.rs) shows.
+//! The buffer must therefore hold at least 2 flits (with D = 1 the level
+//! never rises); the spec refuses shallower buffers. Registering the level
+//! keeps every output a function of flip-flops: no input reaches an output
+//! in the same cycle, also in a chain of routers. MAX-CREDIT counts the
+//! VCs of a port whose level is high.
+//!
 //! Departure from Chien §5 (Figures 5-8), not built yet: every algorithm
 //! uses this one organization; Chien's dimension slices (one 3x3 crossbar
 //! per dimension for dimension order, §5.1, Figure 5), 4x4 plane slices
@@ -97,7 +142,7 @@
 //! defined on (`Algorithm::supports`), networks of at most
 //! [`MAX_ROUTER_NODES`] nodes, relative or absolute addressing (the
 //! address fields of `RouterSpec::address_field_bits` must fit the flit),
-//! credit flow control, no look-ahead, no routing table or the
+//! credit or on/off flow control (D >= 2), look-ahead off tori, no routing table or the
 //! economical-storage table (meshes and hypercubes), W = 16, 32 or 64,
 //! P <= 16, V <= 16, D <= 16. [`matrix`] lists the configurations the
 //! tests build. Everything else returns `Error::InvalidSpec` naming what
@@ -115,6 +160,7 @@
 //! `dec$0$cand[o]`, with no error). The router's glue therefore has a plain
 //! Rust `update` (the simulation model) and a hand-written `hdl` emitting
 //! the same logic as Verilog text; the co-simulation test holds them equal.
+pub mod lookahead;
 pub mod tables;
 
 use std::fmt::Write as _;
@@ -126,10 +172,12 @@ use crate::blocks::address_decoder::{DecoderShape, HeaderUpdate};
 use crate::blocks::cosim::{each, InputSignal};
 use crate::blocks::flow_control::{COUNT_BITS, MAX_DEPTH};
 use crate::blocks::{
-    rename_top, signals, AddressDecoder, Crossbar, FlowControlUnit, HwBlock, RoutingArbiter,
+    rename_top, signals, AddressDecoder, Crossbar, FlowControlUnit, HwBlock, LookaheadMux,
+    RoutingArbiter,
 };
 use crate::error::{Error, Result};
 use crate::spec::{FlowControl, PathSelection, RouterSpec, TableStorage, Topology};
+use lookahead::{LookaheadTable, NextNode};
 use tables::CompiledTable;
 
 /// Bits of a VC number inside the router (V up to 16).
@@ -144,9 +192,16 @@ type PortId = Bits<PORT_BITS>;
 pub const CLASS_BITS: usize = 4;
 type ClassId = Bits<CLASS_BITS>;
 type EsAddr = Bits<{ crate::blocks::es_table::ADDR_BITS }>;
+/// Bits of a look-ahead field register (P up to 16).
+pub const LA_BITS: usize = 16;
+type LaField = Bits<LA_BITS>;
 
 /// Flit widths the router is built for.
 pub const ROUTER_WIDTHS: [u32; 3] = [16, 32, 64];
+
+/// On/off flow control: the free slots an input VC needs for its level to
+/// be high, the router's round trip (module documentation).
+pub const ON_OFF_SLACK: usize = crate::spec::ON_OFF_ROUND_TRIP as usize;
 
 /// Largest network whose relation the router compiles (it asks the
 /// relation at every node for every destination).
@@ -162,7 +217,8 @@ fn unsupported(what: String) -> Error {
     Error::InvalidSpec(format!(
         "router generation does not support {what} yet (supported: meshes, tori and \
          hypercubes of at most {MAX_ROUTER_NODES} nodes with every algorithm, relative or \
-         absolute addressing, credit flow control, no look-ahead, no routing table or an \
+         absolute addressing, credit or on/off flow control, look-ahead on meshes and \
+         hypercubes, no routing table or an \
          economical-storage one, flit \
          widths 16, 32 and 64, at most 16 ports, 16 virtual channels and {MAX_DEPTH}-flit \
          buffers)"
@@ -190,11 +246,13 @@ pub fn compile_deadlock_prone_without_dateline_vcs(spec: &RouterSpec) -> Result<
 }
 
 fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
-    if spec.flow_control != FlowControl::Credit {
-        return Err(unsupported(format!("{} flow control", spec.flow_control)));
-    }
-    if spec.lookahead {
-        return Err(unsupported("look-ahead routing".into()));
+    if spec.flow_control == FlowControl::OnOff && (spec.buffer_depth as usize) < ON_OFF_SLACK {
+        return Err(Error::InvalidSpec(format!(
+            "on-off flow control needs buffers of at least {ON_OFF_SLACK} flits per virtual \
+             channel (the router's round trip: a level is obeyed the cycle after it is \
+             computed, so two flits can arrive beyond the occupancy it saw); got --depth {}",
+            spec.buffer_depth
+        )));
     }
     if matches!(spec.table, TableStorage::Full | TableStorage::Meta) {
         return Err(unsupported(format!(
@@ -220,17 +278,22 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
         )));
     }
     let field = spec.address_field_bits();
-    if spec.dims * field > spec.flit_width {
+    if spec.header_bits() > spec.flit_width {
         return Err(Error::InvalidSpec(format!(
             "the head flit's address does not fit a {}-bit flit: {} addressing on a \
-             {}-ary {}-dimensional {} takes {field} bits per dimension, {} in all; use a \
+             {}-ary {}-dimensional {} takes {field} bits per dimension, {} in all{}; use a \
              wider --flit-width, a smaller --radix or fewer --dims",
             spec.flit_width,
             spec.addressing,
             spec.radix,
             spec.dims,
             spec.topology,
-            spec.dims * field
+            spec.header_bits(),
+            if spec.lookahead {
+                " with the look-ahead field"
+            } else {
+                ""
+            }
         )));
     }
     if spec.nodes() > MAX_ROUTER_NODES {
@@ -238,9 +301,20 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
     }
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
     let rel = Relation::with_knobs(spec.algorithm, net, spec.vcs, knobs)?;
+    if spec.flow_control == FlowControl::OnOff && rel.has_escape() {
+        // Atomic VC allocation (tables::CompiledTable::atomic) needs to
+        // know that the downstream queue is empty; a level does not say.
+        return Err(Error::InvalidSpec(format!(
+            "on-off flow control with {}: its escape channels need atomic VC allocation              (an output VC takes a new packet only once the downstream queue is empty, the              assumption of Duato's theorem), which credits tell and on/off levels do not;              use --flow-control credit",
+            spec.algorithm
+        )));
+    }
     let mut table = tables::compile(&rel, spec.addressing)?;
     if spec.table == TableStorage::Economical {
         table.es = Some(tables::economical(&table)?);
+    }
+    if spec.lookahead {
+        table.la = Some(lookahead::for_table(&rel, &table)?);
     }
     if table.shape.field_bits != field as usize {
         return Err(Error::InvalidSpec(format!(
@@ -338,8 +412,17 @@ pub struct Router<const W: usize> {
     tclass: Vec<DFF<ClassId>>,
     /// Input buffers, one per input VC i = q V + c.
     fcu: Vec<FlowControlUnit<W>>,
-    /// One address decoder per input port.
+    /// One address decoder per input port; with look-ahead only the local
+    /// port's (the others read their hop from the head flit).
     dec: Vec<AddressDecoder<W>>,
+    /// Look-ahead (LAPSES §3.2): per input port q and link output port j
+    /// (but q's own link), a decoder of the field the head leaves by j
+    /// with: the next router's ports; index `_la_at[q P + j]`.
+    ladec: Vec<AddressDecoder<W>>,
+    /// Per input port: the mux that keeps the granted port's field.
+    lamux: Vec<LookaheadMux<W>>,
+    /// Per input VC: the look-ahead field its head flit leaves with.
+    rla: Vec<DFF<LaField>>,
     /// VC allocation: input ports to output ports (Chien's routing arbiter).
     valloc: RoutingArbiter,
     /// Switch allocation: input ports to output ports, per flit.
@@ -349,9 +432,12 @@ pub struct Router<const W: usize> {
     routed: Vec<DFF<Bit>>,
     rport: Vec<DFF<PortId>>,
     rvc: Vec<DFF<VcId>>,
-    /// Per output VC k = o V + v: held by a packet; downstream credits.
+    /// Per output VC k = o V + v: held by a packet; downstream credits
+    /// (credit flow control) or the downstream level of the cycle before
+    /// (on/off); the other is empty.
     busy: Vec<DFF<Bit>>,
     credits: Vec<DFF<Count>>,
+    on: Vec<DFF<Bit>>,
     /// Per input port: round-robin pointers of the VC chosen for routing
     /// and for the switch.
     rptr: Vec<DFF<VcId>>,
@@ -359,9 +445,16 @@ pub struct Router<const W: usize> {
     _p: usize,
     _v: usize,
     _depth: usize,
+    _onoff: bool,
     _table: CompiledTable,
     _es: Option<tables::EsContents>,
     _updates: Vec<HeaderUpdate>,
+    _la: Option<LookaheadTable>,
+    _la_at: Vec<Option<usize>>,
+    /// Per output port j > 0: the node id of the router across it.
+    _next: Vec<NextNode>,
+    /// Bits of the address fields: the look-ahead field starts here.
+    _ab: usize,
 }
 
 impl<const W: usize> Router<W> {
@@ -382,11 +475,31 @@ impl<const W: usize> Router<W> {
         let v = table.vcs();
         let pv = p * v;
         let d = spec.buffer_depth as usize;
+        let onoff = spec.flow_control == FlowControl::OnOff;
+        if onoff && d < ON_OFF_SLACK {
+            return Err(unsupported(format!(
+                "on-off flow control with buffer depth {d}"
+            )));
+        }
         let es = table.es.clone();
         let entries = es.as_ref().map_or(0, |t| t.entries.len());
         // With a table, the decoder only drives the word line of the
         // entry its sign vector selects (LAPSES §5.2.1: node-id register
         // and comparators); the table registers give the outputs.
+        let la = table.la.clone();
+        // Look-ahead decoders: every input port, every link but its own.
+        let mut la_at = vec![None; p * p];
+        let mut nla = 0;
+        if la.is_some() {
+            for q in 0..p {
+                for j in (1..p).filter(|&j| j != q) {
+                    la_at[q * p + j] = Some(nla);
+                    nla += 1;
+                }
+            }
+        }
+        let port_shape = lookahead::port_shape(&table);
+        let port_rows = lookahead::port_rows(&table);
         let decoder = || match &es {
             None => AddressDecoder::new(table.shape.clone(), &table.rows),
             Some(t) => AddressDecoder::new(
@@ -420,8 +533,25 @@ impl<const W: usize> Router<W> {
             cfg_class: Signal::default(),
             tmask: dffs(entries * p),
             tclass: dffs(entries),
-            fcu: (0..pv).map(|_| FlowControlUnit::new(d, false)).collect(),
-            dec: (0..p).map(|_| decoder()).collect(),
+            fcu: (0..pv)
+                .map(|_| {
+                    if onoff {
+                        FlowControlUnit::on_off(d, ON_OFF_SLACK)
+                    } else {
+                        FlowControlUnit::new(d, false)
+                    }
+                })
+                .collect(),
+            dec: (0..if la.is_some() { 1 } else { p })
+                .map(|_| decoder())
+                .collect(),
+            ladec: (0..nla)
+                .map(|_| AddressDecoder::new(port_shape.clone(), &port_rows))
+                .collect(),
+            lamux: (0..if la.is_some() { p } else { 0 })
+                .map(|_| LookaheadMux::new(p, p))
+                .collect(),
+            rla: dffs(if la.is_some() { pv } else { 0 }),
             valloc: RoutingArbiter::new(p, p, spec.path_selection),
             salloc: RoutingArbiter::new(p, 1, PathSelection::StaticXy),
             xbar: Crossbar::per_flit(p),
@@ -429,13 +559,19 @@ impl<const W: usize> Router<W> {
             rport: dffs(pv),
             rvc: dffs(pv),
             busy: dffs(pv),
-            credits: dffs(pv),
+            credits: dffs(if onoff { 0 } else { pv }),
+            on: dffs(if onoff { pv } else { 0 }),
             rptr: dffs(p),
             sptr: dffs(p),
             _p: p,
             _v: v,
             _depth: d,
+            _onoff: onoff,
             _updates: (0..p).map(|o| HeaderUpdate::new(&table.shape, o)).collect(),
+            _next: (1..p).map(|j| NextNode::new(&table.shape, j)).collect(),
+            _ab: table.shape.dims * table.shape.field_bits,
+            _la: la,
+            _la_at: la_at,
             _es: es,
             _table: table,
         })
@@ -455,6 +591,15 @@ impl<const W: usize> Router<W> {
 /// `n` flip-flops.
 fn dffs<T: Synth>(n: usize) -> Vec<DFF<T>> {
     (0..n).map(|_| DFF::default()).collect()
+}
+
+/// Marks the clock and input of each flip-flop of `regs` driven (by the
+/// router's `update`).
+fn connect_dffs<T: Synth>(regs: &mut [DFF<T>]) {
+    for r in regs {
+        r.clock.connect();
+        r.d.connect();
+    }
 }
 
 /// The first VC (of `v`) at or after `ptr`, then from 0, whose flag is set:
@@ -482,7 +627,12 @@ impl<const W: usize> Logic for Router<W> {
             self.rport[i].clock.next = clk;
             self.rvc[i].clock.next = clk;
             self.busy[i].clock.next = clk;
-            self.credits[i].clock.next = clk;
+        }
+        for r in self.credits.iter_mut() {
+            r.clock.next = clk;
+        }
+        for r in self.on.iter_mut() {
+            r.clock.next = clk;
         }
         for q in 0..p {
             self.rptr[q].clock.next = clk;
@@ -493,6 +643,9 @@ impl<const W: usize> Logic for Router<W> {
         }
         for t in self.tclass.iter_mut() {
             t.clock.next = clk;
+        }
+        for r in self.rla.iter_mut() {
+            r.clock.next = clk;
         }
         self.valloc.clock.next = clk;
         self.valloc.rst.next = rst;
@@ -519,6 +672,7 @@ impl<const W: usize> Logic for Router<W> {
         // Routing: per input port, one VC with a head flit waiting for an
         // output VC goes through the port's decoder.
         let mut rsel = vec![None; p];
+        let mut shown = vec![Bits::<W>::default(); p];
         for q in 0..p {
             let waiting: Vec<bool> = (0..v)
                 .map(|c| {
@@ -529,21 +683,46 @@ impl<const W: usize> Logic for Router<W> {
                 })
                 .collect();
             rsel[q] = round_robin(self.rptr[q].q.val().index(), &waiting);
-            let shown = q * v + rsel[q].unwrap_or(0);
-            self.dec[q].node_id.next = self.node_id.val();
-            self.dec[q].in_data.next = self.fcu[shown].out_data.val();
-            self.dec[q].in_valid.next = rsel[q].is_some();
-            self.dec[q].in_head.next = rsel[q].is_some();
+            shown[q] = self.fcu[q * v + rsel[q].unwrap_or(0)].out_data.val();
+            if q < self.dec.len() {
+                self.dec[q].node_id.next = self.node_id.val();
+                self.dec[q].in_data.next = shown[q];
+                self.dec[q].in_valid.next = rsel[q].is_some();
+                self.dec[q].in_head.next = rsel[q].is_some();
+            }
+            // Look-ahead: the next router's field along every link j, from
+            // the head as it would leave by j, at the neighbour's node id.
+            for j in 1..p {
+                if let Some(m) = self._la_at[q * p + j] {
+                    let node = self._next[j - 1].apply(self.node_id.val().to_u64(), W);
+                    let data = self._updates[j].apply(shown[q].to_u64(), W);
+                    self.ladec[m].node_id.next = Bits::<W>::from(node);
+                    self.ladec[m].in_data.next = Bits::<W>::from(data);
+                    self.ladec[m].in_valid.next = rsel[q].is_some();
+                    self.ladec[m].in_head.next = rsel[q].is_some();
+                }
+            }
         }
+        // The look-ahead field each port's waiting head flit carries.
+        let pmask = (1u64 << p) - 1;
+        let field: Vec<u64> = shown
+            .iter()
+            .map(|d| (d.to_u64() >> self._ab) & pmask)
+            .collect();
 
         // The permitted output VCs of each port's waiting head flit: the
-        // decoder's, or the table entry whose word line it drives.
+        // decoder's, or the table entry whose word line it drives, or with
+        // look-ahead (but on the local port) the VCs of the field it
+        // carries.
         let perm: Vec<Vec<bool>> = (0..p)
             .map(|q| {
                 (0..pv)
-                    .map(|k| match &self._es {
-                        None => self.dec[q].cand[k].val(),
-                        Some(es) => (0..es.entries.len()).any(|e| {
+                    .map(|k| match (&self._es, &self._la) {
+                        (None, Some(la)) if q > 0 => {
+                            rsel[q].is_some() && la.lookup(field[q]).is_some_and(|r| r.permits(k))
+                        }
+                        (None, _) => self.dec[q].cand[k].val(),
+                        (Some(es), _) => (0..es.entries.len()).any(|e| {
                             self.dec[q].cand[e].val()
                                 && self.tmask[e * p + k / v].q.val()
                                 && es.class_permits(self.tclass[e].q.val().index(), k / v, k % v)
@@ -557,9 +736,19 @@ impl<const W: usize> Logic for Router<W> {
         // path-selection heuristic): candidate slot j of input port q is
         // output port j when it has a permitted VC that is free.
         let busy: Vec<bool> = (0..pv).map(|k| self.busy[k].q.val()).collect();
-        let credit: Vec<u64> = (0..pv).map(|k| self.credits[k].q.val().to_u64()).collect();
+        // What each output VC may send: its credits, or its level (0 or 1).
+        let credit: Vec<u64> = (0..pv)
+            .map(|k| {
+                if self._onoff {
+                    u64::from(self.on[k].q.val())
+                } else {
+                    self.credits[k].q.val().to_u64()
+                }
+            })
+            .collect();
         // An output VC takes a new packet when no packet holds it and, with
-        // atomic allocation, its downstream queue is empty.
+        // atomic allocation (credit flow control only), its downstream
+        // queue is empty.
         let free: Vec<bool> = (0..pv)
             .map(|k| !busy[k] && (!self._table.atomic || credit[k] == self._depth as u64))
             .collect();
@@ -590,6 +779,20 @@ impl<const W: usize> Logic for Router<W> {
                     if perm[q][j * v + c] && free[j * v + c] {
                         alloc[q] = Some((j, c));
                     }
+                }
+            }
+        }
+        // Look-ahead mux (LAPSES Figure 4b): the granted port's next-router
+        // field; a packet that leaves by the local port keeps its field.
+        for q in 0..self.lamux.len() {
+            self.lamux[q].in_hdr.next = Bits::<W>::default();
+            for j in 0..p {
+                self.lamux[q].sel[j].next = self.valloc.grant[q * p + j].val();
+                for o in 0..p {
+                    self.lamux[q].next_mask[j * p + o].next = match self._la_at[q * p + j] {
+                        Some(m) => self.ladec[m].cand[o].val(),
+                        None => j == 0 && (field[q] >> o) & 1 == 1,
+                    };
                 }
             }
         }
@@ -629,7 +832,15 @@ impl<const W: usize> Logic for Router<W> {
         for q in 0..p {
             let go = self.salloc.grant[q].val();
             let i = q * v + ssel[q].unwrap_or(0);
-            self.xbar.in_data[q].next = self.fcu[i].out_data.val();
+            // A head flit crosses with the look-ahead field chosen for it.
+            self.xbar.in_data[q].next = if self._la.is_some() && self.fcu[i].out_head.val() {
+                let lamask = ((1u64 << p) - 1) << self._ab;
+                let data = self.fcu[i].out_data.val().to_u64();
+                let la = self.rla[i].q.val().to_u64() << self._ab;
+                Bits::<W>::from((data & !lamask) | (la & lamask))
+            } else {
+                self.fcu[i].out_data.val()
+            };
             self.xbar.in_valid[q].next = go;
             self.xbar.in_head[q].next = self.fcu[i].out_head.val();
             self.xbar.in_tail[q].next = self.fcu[i].out_tail.val();
@@ -688,6 +899,16 @@ impl<const W: usize> Logic for Router<W> {
                 } else {
                     self.rvc[i].q.val()
                 };
+                if self._la.is_some() {
+                    let chosen = self.lamux[q].out_hdr.val().to_u64() & ((1 << LA_BITS) - 1);
+                    self.rla[i].d.next = if rst {
+                        LaField::from(0u64)
+                    } else if granted {
+                        LaField::from(chosen)
+                    } else {
+                        self.rla[i].q.val()
+                    };
+                }
             }
             let step = |x: VcId| {
                 if rst || x.index() + 1 >= v {
@@ -735,6 +956,10 @@ impl<const W: usize> Logic for Router<W> {
                 } else {
                     busy[k]
                 };
+                if self._onoff {
+                    self.on[k].d.next = !rst && self.out_credit[k].val();
+                    continue;
+                }
                 let mut next = self.credits[k].q.val();
                 if sent {
                     next = next - Count::from(1u64);
@@ -776,23 +1001,28 @@ impl<const W: usize> Logic for Router<W> {
             self.rport[i].d.connect();
             self.rvc[i].clock.connect();
             self.rvc[i].d.connect();
-            self.credits[i].clock.connect();
-            self.credits[i].d.connect();
         }
-        for t in self.tmask.iter_mut() {
-            t.clock.connect();
-            t.d.connect();
-        }
-        for t in self.tclass.iter_mut() {
-            t.clock.connect();
-            t.d.connect();
-        }
-        for q in 0..p {
-            let d = &mut self.dec[q];
+        connect_dffs(&mut self.credits);
+        connect_dffs(&mut self.on);
+        connect_dffs(&mut self.rla);
+        for d in self.dec.iter_mut().chain(self.ladec.iter_mut()) {
             d.node_id.connect();
             d.in_data.connect();
             d.in_valid.connect();
             d.in_head.connect();
+        }
+        for x in self.lamux.iter_mut() {
+            x.in_hdr.connect();
+            for s in x.next_mask.iter_mut() {
+                s.connect();
+            }
+            for s in x.sel.iter_mut() {
+                s.connect();
+            }
+        }
+        connect_dffs(&mut self.tmask);
+        connect_dffs(&mut self.tclass);
+        for q in 0..p {
             for r in [&mut self.rptr[q], &mut self.sptr[q]] {
                 r.clock.connect();
                 r.d.connect();
@@ -909,6 +1139,15 @@ impl<const W: usize> Router<W> {
             ));
         }
         line("reg [255:0] cnz;".into());
+        for q in 0..p {
+            line(format!("reg [{}:0] shown${q};", W - 1));
+        }
+        let la_on = self._la.is_some();
+        if la_on {
+            for q in 0..p {
+                line(format!("reg [{}:0] sla${q};", LA_BITS - 1));
+            }
+        }
 
         line("// Clocks and resets of the blocks.".into());
         line("always @(*) begin".into());
@@ -916,7 +1155,8 @@ impl<const W: usize> Router<W> {
             line(format!("    fcu${i}$clock = clock; fcu${i}$rst = rst;"));
             line(format!(
                 "    routed${i}$clock = clock; rport${i}$clock = clock; rvc${i}$clock = clock; \
-                 busy${i}$clock = clock; credits${i}$clock = clock;"
+                 busy${i}$clock = clock; {}${i}$clock = clock;",
+                if self._onoff { "on" } else { "credits" }
             ));
         }
         for q in 0..p {
@@ -929,6 +1169,9 @@ impl<const W: usize> Router<W> {
         }
         for e in 0..self.tclass.len() {
             line(format!("    tclass${e}$clock = clock;"));
+        }
+        for i in 0..self.rla.len() {
+            line(format!("    rla${i}$clock = clock;"));
         }
         line("    valloc$clock = clock; valloc$rst = rst;".into());
         line("    salloc$clock = clock; salloc$rst = rst;".into());
@@ -965,30 +1208,84 @@ impl<const W: usize> Router<W> {
             for t in round_robin_verilog(q, v, "wait", "rany", "rsel", "rptr") {
                 line(t);
             }
-            line(format!("    dec${q}$node_id = node_id;"));
-            line(format!("    dec${q}$in_data = fcu${}$out_data;", q * v));
+            line(format!("    shown${q} = fcu${}$out_data;", q * v));
             for c in 1..v {
                 line(format!(
-                    "    if (rsel${q} == {vb}'d{c}) dec${q}$in_data = fcu${}$out_data;",
+                    "    if (rsel${q} == {vb}'d{c}) shown${q} = fcu${}$out_data;",
                     q * v + c
                 ));
             }
-            line(format!(
-                "    dec${q}$in_valid = rany${q}; dec${q}$in_head = rany${q};"
-            ));
+            if q < self.dec.len() {
+                line(format!("    dec${q}$node_id = node_id;"));
+                line(format!("    dec${q}$in_data = shown${q};"));
+                line(format!(
+                    "    dec${q}$in_valid = rany${q}; dec${q}$in_head = rany${q};"
+                ));
+            }
+            // Look-ahead: the next router's field along every link j.
+            for j in 1..p {
+                if let Some(m) = self._la_at[q * p + j] {
+                    line(format!(
+                        "    ladec${m}$node_id = {};",
+                        self._next[j - 1].verilog("node_id", W)
+                    ));
+                    line(format!(
+                        "    ladec${m}$in_data = {};",
+                        self._updates[j].verilog(&format!("shown${q}"), W)
+                    ));
+                    line(format!(
+                        "    ladec${m}$in_valid = rany${q}; ladec${m}$in_head = rany${q};"
+                    ));
+                }
+            }
         }
         line("end".into());
+        if la_on {
+            let ab = self._ab;
+            for q in 0..p {
+                line(format!(
+                    "wire [{}:0] lf${q} = shown${q}[{}:{ab}];",
+                    p - 1,
+                    ab + p - 1
+                ));
+            }
+        }
 
         line("// Permitted output VCs: the decoder's, or the table entry on its word line.".into());
-        match &self._es {
-            None => {
+        match (&self._es, &self._la) {
+            (None, None) => {
                 for q in 0..p {
                     for k in 0..pv {
                         line(format!("wire perm${q}${k} = dec${q}$cand${k};"));
                     }
                 }
             }
-            Some(es) => {
+            (None, Some(la)) => {
+                // The local port decodes its first hop; the others read the
+                // VCs of their field (LAPSES §3.2).
+                for k in 0..pv {
+                    line(format!("wire perm$0${k} = dec$0$cand${k};"));
+                }
+                for q in 1..p {
+                    line(format!("reg [{}:0] lam${q};", pv - 1));
+                    line("always @(*) begin".into());
+                    line(format!("    case (lf${q})"));
+                    for r in &la.rows {
+                        line(format!(
+                            "        {p}'h{:x}: lam${q} = {};",
+                            r.key,
+                            crate::blocks::address_decoder::hex_literal(pv, &r.mask)
+                        ));
+                    }
+                    line(format!("        default: lam${q} = {pv}'h0;"));
+                    line("    endcase".into());
+                    line("end".into());
+                    for k in 0..pv {
+                        line(format!("wire perm${q}${k} = rany${q} & lam${q}[{k}];"));
+                    }
+                }
+            }
+            (Some(es), _) => {
                 let ne = es.entries.len();
                 let clb = CLASS_BITS;
                 for k in 0..pv {
@@ -1031,7 +1328,13 @@ impl<const W: usize> Router<W> {
         line("// VC allocation: candidate slot j = output port j with a free permitted VC.".into());
         for o in 0..p {
             let sum: Vec<String> = (0..v)
-                .map(|c| format!("{{{}'d0, credits${}$q}}", 9 - cb, o * v + c))
+                .map(|c| {
+                    if self._onoff {
+                        format!("{{8'd0, on${}$q}}", o * v + c)
+                    } else {
+                        format!("{{{}'d0, credits${}$q}}", 9 - cb, o * v + c)
+                    }
+                })
                 .collect();
             line(format!("wire [8:0] csum${o} = {};", sum.join(" + ")));
             let held: Vec<String> = (0..v)
@@ -1087,6 +1390,28 @@ impl<const W: usize> Router<W> {
             }
         }
         line("end".into());
+        if la_on {
+            line("// Look-ahead mux: the granted port's next-router field.".into());
+            line("always @(*) begin".into());
+            for q in 0..p {
+                line(format!("    lamux${q}$in_hdr = {W}'d0;"));
+                for j in 0..p {
+                    line(format!(
+                        "    lamux${q}$sel${j} = valloc$grant${};",
+                        q * p + j
+                    ));
+                    for o in 0..p {
+                        let bit = match self._la_at[q * p + j] {
+                            Some(m) => format!("ladec${m}$cand${o}"),
+                            None if j == 0 => format!("lf${q}[{o}]"),
+                            None => "1'b0".into(),
+                        };
+                        line(format!("    lamux${q}$next_mask${} = {bit};", j * p + o));
+                    }
+                }
+            }
+            line("end".into());
+        }
 
         line(
             "// Switch allocation: per input port one ready VC, per output port one input.".into(),
@@ -1096,10 +1421,14 @@ impl<const W: usize> Router<W> {
         for o in 0..p {
             for c in 0..v {
                 let k = o * v + c;
-                line(format!(
-                    "    cnz[{}] = credits${k}$q != {cb}'d0;",
-                    (o << vb) + c
-                ));
+                if self._onoff {
+                    line(format!("    cnz[{}] = on${k}$q;", (o << vb) + c));
+                } else {
+                    line(format!(
+                        "    cnz[{}] = credits${k}$q != {cb}'d0;",
+                        (o << vb) + c
+                    ));
+                }
             }
         }
         line("end".into());
@@ -1127,6 +1456,28 @@ impl<const W: usize> Router<W> {
                     "    if (ssel${q} == {vb}'d{c}) begin sport${q} = rport${i}$q; svc${q} = rvc${i}$q; \
                      xbar$in_data${q} = fcu${i}$out_data; xbar$in_head${q} = fcu${i}$out_head; \
                      xbar$in_tail${q} = fcu${i}$out_tail; end"
+                ));
+            }
+            if la_on {
+                // A head flit crosses with the look-ahead field chosen for it.
+                let ab = self._ab;
+                line(format!("    sla${q} = rla${i0}$q;"));
+                for c in 1..v {
+                    line(format!(
+                        "    if (ssel${q} == {vb}'d{c}) sla${q} = rla${}$q;",
+                        q * v + c
+                    ));
+                }
+                let x = format!("xbar$in_data${q}");
+                let top = if ab + p < W {
+                    format!("{x}[{}:{}], ", W - 1, ab + p)
+                } else {
+                    String::new()
+                };
+                line(format!(
+                    "    if (xbar$in_head${q}) {x} = {{{top}sla${q}[{}:0], {x}[{}:0]}};",
+                    p - 1,
+                    ab - 1
                 ));
             }
             line(format!(
@@ -1199,6 +1550,13 @@ impl<const W: usize> Router<W> {
                     "    if (rst) rvc${i}$d = {vb}'d0; else if {granted} rvc${i}$d = avc${q}; \
                      else rvc${i}$d = rvc${i}$q;"
                 ));
+                if la_on {
+                    line(format!(
+                        "    if (rst) rla${i}$d = {LA_BITS}'d0; else if {granted} \
+                         rla${i}$d = lamux${q}$out_hdr[{}:0]; else rla${i}$d = rla${i}$q;",
+                        LA_BITS - 1
+                    ));
+                }
             }
             for r in ["rptr", "sptr"] {
                 let cur = format!("{r}${q}$q");
@@ -1223,6 +1581,12 @@ impl<const W: usize> Router<W> {
                      else busy${k}$d = busy${k}$q;",
                     taken.join(" | ")
                 ));
+                if self._onoff {
+                    line(format!(
+                        "    if (rst) on${k}$d = 1'b0; else on${k}$d = out_credit${k};"
+                    ));
+                    continue;
+                }
                 line(format!(
                     "    if (rst) credits${k}$d = {cb}'d{}; \
                      else credits${k}$d = credits${k}$q - {{{}'d0, {sent}}} \
@@ -1283,6 +1647,9 @@ impl<const W: usize> HwBlock for Router<W> {
             Some(0.05)
         } else if name.starts_with("in_valid") {
             Some(0.5)
+        } else if self._onoff && name.starts_with("out_credit") {
+            // Downstream levels: mostly on, so that flits flow.
+            Some(0.7)
         } else if ["in_head", "in_tail", "out_credit"]
             .iter()
             .any(|x| name.starts_with(x))

@@ -52,6 +52,8 @@ pub struct CompiledTable {
     /// Dimension order, the turn models and planar-adaptive are proved on
     /// the whole channel dependency graph, where such a wait adds no arc.
     pub atomic: bool,
+    /// With `--lookahead`: the VCs each look-ahead field permits.
+    pub la: Option<super::lookahead::LookaheadTable>,
 }
 
 impl CompiledTable {
@@ -301,6 +303,7 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
         rows,
         es: None,
         atomic: rel.has_escape(),
+        la: None,
     })
 }
 

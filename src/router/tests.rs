@@ -62,6 +62,24 @@ fn economical(s: RouterSpec) -> RouterSpec {
     }
 }
 
+/// `s` with look-ahead routing and `w`-bit flits.
+fn lookahead(s: RouterSpec, w: u32) -> RouterSpec {
+    RouterSpec {
+        lookahead: true,
+        flit_width: w,
+        ..s
+    }
+}
+
+/// `s` with on/off flow control and `depth`-flit buffers.
+fn on_off(s: RouterSpec, depth: u32) -> RouterSpec {
+    RouterSpec {
+        flow_control: FlowControl::OnOff,
+        buffer_depth: depth,
+        ..s
+    }
+}
+
 /// Bits of one coordinate of `node_id` (docs/interface.md).
 fn coord_bits(spec: &RouterSpec) -> usize {
     if spec.topology == Topology::Hypercube {
@@ -100,6 +118,18 @@ fn address_field(
     }
 }
 
+/// The look-ahead field of a head flit arriving at `at` through `input`
+/// for `dest` (docs/interface.md: bit p for each port p the relation
+/// permits there, ports numbered as the interface numbers them).
+fn la_field(rel: &Relation, at: NodeId, input: Input, dest: NodeId) -> u64 {
+    rel.hops(at, input, dest).iter().fold(0, |acc, h| {
+        let o = (0..rel.net.port_count())
+            .find(|&o| port_of(&rel.net, at, o) == h.port)
+            .expect("a permitted port exists");
+        acc | 1 << o
+    })
+}
+
 #[derive(Debug, Clone)]
 struct Packet {
     input: Input,
@@ -116,7 +146,18 @@ struct Packet {
 /// delivered once, in order per input VC, unchanged but for the documented
 /// header update, on a port and VC the relation permits, never beyond the
 /// downstream credits, never interleaved with another packet on one VC.
+///
+/// With on/off flow control (docs/interface.md) the test's senders send on
+/// an input VC only in the cycle after they saw its level high, as fast as
+/// that allows; a model of each input buffer (flits sent in, less those of
+/// its packets that left) must show the level high exactly while 2 slots
+/// are free. Downstream, a model of each receiving buffer (D slots, drained
+/// at random, with stretches of no draining) drives the level high while
+/// 2 of its slots are free, and low at random besides; a flit arriving at
+/// a full model buffer, or in a cycle after a low level, fails.
 /// Panics on the first violation; returns the cycles taken.
+// Index loops on purpose: port and VC numbers index several tables at once.
+#[allow(clippy::needless_range_loop)]
 fn scoreboard<const W: usize>(
     spec: &RouterSpec,
     node: NodeId,
@@ -145,10 +186,21 @@ fn scoreboard<const W: usize>(
 
     // Packet ids ride in the head flit's payload when it has room, else in
     // the second flit (every packet then has two flits at least).
-    let payload = W - n * f;
+    // Look-ahead: the field sits above the address fields, ids above it.
+    let ab = n * f;
+    let hb = spec.header_bits() as usize;
+    let la = spec.lookahead;
+    let payload = W - hb;
     let estimate = packets_per_vc * p * v;
     let id_in_head = payload >= 64 || (1usize << payload) > estimate;
     let min_len = if id_in_head { 1 } else { 2 };
+    let onoff = spec.flow_control == FlowControl::OnOff;
+    // docs/interface.md: a level is high while this many slots are free.
+    let slack = 2;
+    assert!(
+        !onoff || id_in_head,
+        "the on/off input-buffer model needs the packet id in the head flit"
+    );
 
     let mut queues: Vec<VecDeque<Packet>> = vec![VecDeque::new(); p * v];
     let mut all: HashMap<usize, Packet> = HashMap::new();
@@ -192,10 +244,25 @@ fn scoreboard<const W: usize>(
                 for _ in 1..len {
                     flits.push(rng.next_u64() & wmask);
                 }
+                if la {
+                    // docs/interface.md: a link input carries the ports the
+                    // relation permits here; the local port's field is
+                    // ignored, so it gets random bits.
+                    let input = Input {
+                        port: travelling,
+                        vc: c as u8,
+                    };
+                    let field = if q == 0 {
+                        rng.next_u64() & ((1 << p) - 1)
+                    } else {
+                        la_field(&rel, node, input, dest)
+                    };
+                    flits[0] |= field << ab;
+                }
                 if id_in_head {
-                    flits[0] |= (id as u64) << (n * f);
+                    flits[0] |= (id as u64) << hb;
                 } else {
-                    flits[0] |= (rng.next_u64() << (n * f)) & wmask;
+                    flits[0] |= (rng.next_u64() << hb) & wmask;
                     flits[1] = id as u64;
                 }
                 flits[0] &= wmask;
@@ -221,14 +288,23 @@ fn scoreboard<const W: usize>(
 
     // The head the packet must leave with on port `o` (docs/interface.md:
     // relative addressing moves the travelled dimension's field to the
-    // remaining offset from the next node; otherwise unchanged).
+    // remaining offset from the next node; with look-ahead the field names
+    // the ports the relation permits at the next router; otherwise
+    // unchanged; leaving by the local port, unchanged).
     let expected_head = |pk: &Packet, o: usize| -> u64 {
         let mut h = pk.flits[0];
-        if let (Port::Link { dim, .. }, true) = (port_of(&net, node, o), relative) {
+        let out = port_of(&net, node, o);
+        if let (Port::Link { dim, .. }, true) = (out, relative) {
             let d = dim as usize;
-            let next = net.neighbour(node, port_of(&net, node, o)).expect("a link");
+            let next = net.neighbour(node, out).expect("a link");
             let x = address_field(spec, &net, next, pk.dest, d, false);
             h = (h & !(fmask << (d * f))) | ((x as u64 & fmask) << (d * f));
+        }
+        if la && o != 0 {
+            let next = net.neighbour(node, out).expect("a link");
+            let arriving = Input { port: out, vc: 0 };
+            let lamask = ((1u64 << p) - 1) << ab;
+            h = (h & !lamask) | (la_field(&rel, next, arriving, pk.dest) << ab);
         }
         h
     };
@@ -241,6 +317,12 @@ fn scoreboard<const W: usize>(
     let mut out_credits = vec![depth; p * v];
     let mut holding: Vec<Option<(Option<usize>, u64, usize)>> = vec![None; p * v];
     let mut returns: Vec<VecDeque<usize>> = vec![VecDeque::new(); p * v];
+    // On/off: per input VC the level seen last cycle and the buffer model;
+    // per output VC the level driven last cycle and the receiving buffer.
+    let mut level_seen = vec![false; p * v];
+    let mut occupancy = vec![0usize; p * v];
+    let mut level_driven = vec![false; p * v];
+    let mut receiving = vec![0usize; p * v];
     let mut delivered = 0;
     let mut last_seq: HashMap<usize, usize> = HashMap::new();
     let mut seen = vec![false; total];
@@ -266,7 +348,15 @@ fn scoreboard<const W: usize>(
                 continue;
             }
             let ready: Vec<usize> = (0..v)
-                .filter(|&c| !queues[q * v + c].is_empty() && send_credits[q * v + c] > 0)
+                .filter(|&c| {
+                    let k = q * v + c;
+                    !queues[k].is_empty()
+                        && if onoff {
+                            level_seen[k]
+                        } else {
+                            send_credits[k] > 0
+                        }
+                })
                 .collect();
             if ready.is_empty() {
                 continue;
@@ -282,8 +372,19 @@ fn scoreboard<const W: usize>(
             r.in_vc[q].next = (c as u64).into();
             sent[q] = Some(c);
         }
-        // Downstream receivers return credits after random delays.
+        // Downstream receivers return credits after random delays; or, on/off,
+        // drain their buffers at random (not at all for stretches) and show
+        // their levels.
+        let stalled = (cycle / 150) % 4 == 3;
+        let mut drained = vec![false; p * v];
+        let mut levels = vec![false; p * v];
         for k in 0..p * v {
+            if onoff {
+                levels[k] = !rst && depth - receiving[k] >= slack && !rng.chance(0.1);
+                r.out_credit[k].next = levels[k];
+                drained[k] = receiving[k] > 0 && !stalled && rng.chance(0.6);
+                continue;
+            }
             let due = returns[k].front().is_some_and(|&t| t <= cycle);
             r.out_credit[k].next = due;
             if due {
@@ -294,9 +395,31 @@ fn scoreboard<const W: usize>(
         r.clock.next = Clock::from(false);
         simulate(&mut r, 1000);
         idle += 1;
+        if onoff && !rst {
+            for k in 0..p * v {
+                let want = depth - occupancy[k] >= slack;
+                assert_eq!(
+                    r.in_credit[k].val(),
+                    want,
+                    "cycle {cycle}: input VC {k} holds {} of {depth} flits: its level should \
+                     be {}",
+                    occupancy[k],
+                    if want { "high" } else { "low" }
+                );
+            }
+        }
         for (q, sent_on) in sent.iter().enumerate() {
             if let Some(&c) = sent_on.as_ref() {
                 let k = q * v + c;
+                occupancy[k] += 1;
+                if onoff {
+                    send_pos[k] += 1;
+                    if send_pos[k] == queues[k][0].flits.len() {
+                        queues[k].pop_front();
+                        send_pos[k] = 0;
+                    }
+                    continue;
+                }
                 send_credits[k] -= 1;
                 send_pos[k] += 1;
                 if send_pos[k] == queues[k][0].flits.len() {
@@ -306,6 +429,10 @@ fn scoreboard<const W: usize>(
             }
         }
         for (k, credits) in send_credits.iter_mut().enumerate() {
+            if onoff {
+                level_seen[k] = !rst && r.in_credit[k].val();
+                continue;
+            }
             if r.in_credit[k].val() {
                 *credits += 1;
                 assert!(*credits <= depth, "input VC {k}: more credits than slots");
@@ -319,14 +446,26 @@ fn scoreboard<const W: usize>(
             let c = r.out_vc[o].val().index();
             assert!(c < v, "output {o}: VC {c} out of range");
             let k = o * v + c;
-            assert!(
-                out_credits[k] > 0,
-                "cycle {cycle}: output {o} VC {c} sent without a credit"
-            );
-            out_credits[k] -= 1;
-            let delay = 1 + (rng.next_u64() % 12) as usize;
-            let at = returns[k].back().map_or(0, |&t| t + 1).max(cycle + delay);
-            returns[k].push_back(at);
+            if onoff {
+                assert!(
+                    level_driven[k],
+                    "cycle {cycle}: output {o} VC {c} sent the cycle after a low level"
+                );
+                assert!(
+                    receiving[k] < depth,
+                    "cycle {cycle}: output {o} VC {c} overflowed the downstream buffer"
+                );
+                receiving[k] += 1;
+            } else {
+                assert!(
+                    out_credits[k] > 0,
+                    "cycle {cycle}: output {o} VC {c} sent without a credit"
+                );
+                out_credits[k] -= 1;
+                let delay = 1 + (rng.next_u64() % 12) as usize;
+                let at = returns[k].back().map_or(0, |&t| t + 1).max(cycle + delay);
+                returns[k].push_back(at);
+            }
             let data = r.out_data[o].val().to_u64();
             let head = r.out_head[o].val();
             let tail = r.out_tail[o].val();
@@ -348,7 +487,7 @@ fn scoreboard<const W: usize>(
                 None if i == usize::from(!id_in_head) => {
                     // The packet is known: check its head and the hop.
                     let pid = if id_in_head {
-                        (data >> (n * f)) as usize
+                        (data >> hb) as usize
                     } else {
                         data as usize
                     };
@@ -387,6 +526,8 @@ fn scoreboard<const W: usize>(
                 }
             };
             assert!(i < all[&pid].flits.len(), "packet {pid}: too many flits");
+            let from = all[&pid].in_port * v + all[&pid].in_vc;
+            occupancy[from] -= 1;
             holding[k] = Some((Some(pid), head_data, i + 1));
             if tail {
                 assert_eq!(i + 1, all[&pid].flits.len(), "packet {pid}: tail too early");
@@ -399,10 +540,17 @@ fn scoreboard<const W: usize>(
                 );
             }
         }
+        if onoff {
+            for k in 0..p * v {
+                receiving[k] -= usize::from(drained[k]);
+            }
+            level_driven = levels;
+        }
         r.clock.next = Clock::from(true);
         simulate(&mut r, 1000);
     }
     assert!(seen.iter().all(|&s| s));
+    assert!(occupancy.iter().all(|&o| o == 0));
     cycle
 }
 
@@ -600,6 +748,177 @@ fn scoreboard_3d_and_4d_meshes() {
     ] {
         let cycles = run(&s, node_at(&s, &coords), 6, seed);
         eprintln!("{} at {coords:?}: {cycles} cycles", s.name());
+    }
+}
+
+/// On/off flow control with random back-pressure both ways (see
+/// [`scoreboard`]): the smallest depth, 2, and deeper buffers; a mesh, an
+/// adaptive router choosing by MAX-CREDIT (the levels), a torus at its
+/// wraparound, a hypercube.
+#[test]
+fn scoreboard_on_off_flow_control() {
+    for (s, at, seed) in [
+        (
+            on_off(spec(Algorithm::DimensionOrder, 4, 1), 2),
+            vec![1, 2],
+            201,
+        ),
+        (
+            on_off(
+                spec_with(Algorithm::WestFirst, 4, 2, PathSelection::MaxCredit),
+                3,
+            ),
+            vec![2, 1],
+            202,
+        ),
+        (
+            on_off(
+                spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2),
+                4,
+            ),
+            vec![0, 3],
+            203,
+        ),
+        (
+            on_off(
+                spec_on(Algorithm::NegativeFirst, Topology::Hypercube, 3, 2, 1),
+                2,
+            ),
+            vec![1, 1, 0],
+            204,
+        ),
+    ] {
+        let cycles = run(&s, node_at(&s, &at), 15, seed);
+        eprintln!("{} D={} on-off: {cycles} cycles", s.name(), s.buffer_depth);
+    }
+}
+
+/// Look-ahead (LAPSES §3.2): head flits on the links carry the ports the
+/// relation permits here, the local port's field is random (the router
+/// ignores it), and every head must leave with the ports the relation
+/// permits at the next router ([`scoreboard`]); meshes with deterministic,
+/// turn-model and adaptive relations (the field's VCs: Duato's escape
+/// channel, planar-adaptive's planes), absolute addressing, hypercubes,
+/// on/off flow control.
+#[test]
+fn scoreboard_lookahead() {
+    for (s, at, seed) in [
+        (
+            lookahead(spec(Algorithm::DimensionOrder, 4, 1), 16),
+            vec![1, 2],
+            301,
+        ),
+        (
+            lookahead(
+                spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit),
+                32,
+            ),
+            vec![2, 1],
+            302,
+        ),
+        (
+            lookahead(absolute(spec(Algorithm::WestFirst, 4, 1)), 16),
+            vec![0, 3],
+            303,
+        ),
+        (
+            lookahead(
+                spec_on(Algorithm::PlanarAdaptive, Topology::Mesh, 3, 3, 3),
+                32,
+            ),
+            vec![1, 0, 2],
+            304,
+        ),
+        (
+            lookahead(
+                spec_on(Algorithm::NegativeFirst, Topology::Hypercube, 3, 2, 1),
+                16,
+            ),
+            vec![1, 1, 0],
+            305,
+        ),
+        (
+            on_off(
+                lookahead(
+                    spec_with(Algorithm::WestFirst, 4, 2, PathSelection::Lru),
+                    32,
+                ),
+                3,
+            ),
+            vec![1, 1],
+            306,
+        ),
+    ] {
+        let cycles = run(&s, node_at(&s, &at), 6, seed);
+        eprintln!("{} look-ahead at {at:?}: {cycles} cycles", s.name());
+    }
+}
+
+/// The rate of on/off links, worked out by hand from docs/interface.md: a
+/// level seen high in cycle t allows a flit in t + 1, and a buffer's level
+/// is high while 2 slots are free. A stream through a buffer that forwards
+/// each flit the cycle after it arrives keeps one flit in it, so the level
+/// stays high only if D - 1 >= 2: with D = 3 a packet streams one flit per
+/// cycle (after one bubble behind the head, which waits a cycle longer to
+/// be routed); with D = 2 the level falls after every second flit and the stream
+/// runs at half rate (two flits, then two idle cycles).
+#[test]
+fn on_off_streams_at_full_rate_from_three_slots_and_half_rate_with_two() {
+    for depth in [3usize, 2] {
+        let s = on_off(spec(Algorithm::DimensionOrder, 4, 1), depth as u32);
+        let mut r = Router::<16>::new(&s).unwrap();
+        crate::blocks::prepare(&mut r);
+        // Node (1,1): a 16-flit packet from the local port to (3,1), +x.
+        let flits: Vec<u64> = std::iter::once(0b010u64).chain(0xa1..0xb0).collect();
+        let (mut seen, mut next) = (false, 0usize);
+        // Downstream of +x: a buffer model drained every cycle.
+        let (mut held, mut level) = (0usize, false);
+        let mut out = Vec::new();
+        for cycle in 0..80usize {
+            let rst = cycle < 2;
+            r.rst.next = rst;
+            let send = !rst && seen && next < flits.len();
+            r.in_valid[0].next = send;
+            r.in_head[0].next = send && next == 0;
+            r.in_tail[0].next = send && next + 1 == flits.len();
+            r.in_data[0].next = if send { flits[next] } else { 0 }.into();
+            let level_now = !rst && depth - held >= 2;
+            r.out_credit[1].next = level_now;
+            r.clock.next = Clock::from(false);
+            simulate(&mut r, 1000);
+            let drained = held > 0;
+            if r.out_valid[1].val() {
+                assert!(level && held < depth, "cycle {cycle}: overflow downstream");
+                held += 1;
+                out.push(cycle);
+            }
+            held -= usize::from(drained);
+            level = level_now;
+            seen = !rst && r.in_credit[0].val();
+            next += usize::from(send);
+            r.clock.next = Clock::from(true);
+            simulate(&mut r, 1000);
+        }
+        assert_eq!(out.len(), flits.len(), "D={depth}: {out:?}");
+        let gaps: Vec<usize> = out.windows(2).map(|w| w[1] - w[0]).collect();
+        eprintln!("D={depth}: flits leave in cycles {out:?}");
+        if depth == 3 {
+            // The head's routing cycle leaves one bubble (the flits behind
+            // it fill the buffer meanwhile); then one flit per cycle.
+            let late: Vec<usize> = gaps.iter().copied().filter(|&g| g != 1).collect();
+            assert!(
+                late.len() <= 1 && late.iter().all(|&g| g == 2),
+                "D=3: {out:?}"
+            );
+        } else {
+            // Two flits every four cycles: never more, and no slower.
+            let span = out[out.len() - 1] - out[0];
+            let busiest = out.windows(3).map(|w| w[2] - w[0]).min().unwrap();
+            assert!(
+                busiest >= 4 && span <= 2 * (flits.len() - 1),
+                "D=2: {out:?}"
+            );
+        }
     }
 }
 
@@ -852,11 +1171,15 @@ fn unsupported_configurations_are_refused_with_a_reason() {
     let base = spec(Algorithm::DimensionOrder, 4, 1);
     let cases: Vec<(RouterSpec, &str)> = vec![
         (
-            RouterSpec {
-                lookahead: true,
-                ..base.clone()
-            },
+            lookahead(
+                spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2),
+                16,
+            ),
             "look-ahead",
+        ),
+        (
+            lookahead(economical(spec(Algorithm::DimensionOrder, 4, 1)), 16),
+            "look-ahead with the economical-storage table",
         ),
         (
             RouterSpec {
@@ -880,13 +1203,6 @@ fn unsupported_configurations_are_refused_with_a_reason() {
                 ..base.clone()
             },
             "meta routing table",
-        ),
-        (
-            RouterSpec {
-                flow_control: FlowControl::OnOff,
-                ..base.clone()
-            },
-            "on-off",
         ),
         (
             RouterSpec {
@@ -928,6 +1244,35 @@ fn unsupported_configurations_are_refused_with_a_reason() {
         "{msg}"
     );
     assert!(supported(&base).is_ok());
+    // On/off buffers shallower than the round trip (a spec built by hand,
+    // past `SpecInput::resolve`, which refuses it too).
+    let shallow = on_off(base.clone(), 1);
+    for err in [
+        supported(&shallow).unwrap_err(),
+        Router::<16>::new(&shallow).err().expect("refused"),
+    ] {
+        let msg = err.to_string();
+        assert!(
+            msg.contains("on-off") && msg.contains("at least 2") && msg.contains("--depth 1"),
+            "{msg}"
+        );
+    }
+    assert!(supported(&on_off(base, 2)).is_ok());
+    // On/off under an escape-channel algorithm: atomic VC allocation needs
+    // the downstream queue's emptiness, which only credits tell.
+    for (algorithm, topology) in [
+        (Algorithm::Duato, Topology::Mesh),
+        (Algorithm::StarChannels, Topology::Torus),
+    ] {
+        let s = on_off(spec_on(algorithm, topology, 2, 4, 3), 4);
+        let msg = supported(&s).unwrap_err().to_string();
+        assert!(
+            msg.contains("on-off")
+                && msg.contains(&algorithm.to_string())
+                && msg.contains("credit"),
+            "{msg}"
+        );
+    }
 }
 
 /// The matrix holds every algorithm on every topology it supports, with
@@ -1032,6 +1377,22 @@ fn emitted_verilog_lints_and_synthesizes_meshes() {
         (economical(spec(Algorithm::DimensionOrder, 4, 1)), true),
         (
             economical(spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit)),
+            false,
+        ),
+        (on_off(spec(Algorithm::DimensionOrder, 4, 2), 2), true),
+        (lookahead(spec(Algorithm::DimensionOrder, 4, 1), 16), true),
+        (
+            lookahead(
+                spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit),
+                32,
+            ),
+            false,
+        ),
+        (
+            on_off(
+                spec_with(Algorithm::WestFirst, 4, 2, PathSelection::MaxCredit),
+                2,
+            ),
             false,
         ),
     ]);
@@ -1209,6 +1570,48 @@ fn economical_table_matches_the_model() {
             "(tmask$21$q & ((tclass$4$q == 4'd0)))",
             "(tmask$21$q & ((tclass$4$q == 4'd1)))",
         ),
+    );
+}
+
+/// Look-ahead: a Duato mesh through its core (every decoder of the next
+/// routers' fields, the mux, the field registers), a hypercube under
+/// negative-first (its decoders read the neighbours' node ids) through the
+/// top module; the faulty copy never selects port 3's field for packets
+/// from port 1.
+#[test]
+fn lookahead_matches_the_model() {
+    cosimulate_with(
+        &[
+            lookahead(
+                spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit),
+                16,
+            ),
+            lookahead(
+                spec_on(Algorithm::NegativeFirst, Topology::Hypercube, 3, 2, 2),
+                16,
+            ),
+        ],
+        ("lamux$1$sel$3 = valloc$grant$8;", "lamux$1$sel$3 = 1'b0;"),
+    );
+}
+
+/// On/off flow control: a torus through its core, a mesh choosing by
+/// MAX-CREDIT (the levels) through the top module; the faulty copy sends on
+/// output VC 3 whatever its downstream level.
+#[test]
+fn on_off_flow_control_matches_the_model() {
+    cosimulate_with(
+        &[
+            on_off(
+                spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2),
+                2,
+            ),
+            on_off(
+                spec_with(Algorithm::WestFirst, 4, 2, PathSelection::MaxCredit),
+                2,
+            ),
+        ],
+        ("else on$3$d = out_credit$3;", "else on$3$d = 1'b1;"),
     );
 }
 

@@ -20,7 +20,7 @@ pub mod watchdog;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::algo::{Network, Relation};
+use crate::algo::{Network, NodeId, Relation};
 use crate::error::{Error, Result};
 use crate::model::{evaluate, tech::Technology, ModelInput};
 use crate::router::tables::CompiledTable;
@@ -194,13 +194,21 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
     let codec = Codec::new(spec);
     let (nodes, pp, v) = (w.nodes(), w.ports, w.vcs);
     let depth = spec.buffer_depth as usize;
+    let on_off = spec.flow_control == crate::spec::FlowControl::OnOff;
+    // The occupancy at which an input buffer takes no more flits: full, or
+    // with on/off flow control, fewer free slots than the level needs.
+    let full = if on_off {
+        depth + 1 - crate::router::ON_OFF_SLACK
+    } else {
+        depth
+    };
     let flit_rate = cfg.load * bisection_rate(&w.net);
     let mean_len = cfg.length.mean();
     let mut sources: Vec<Source> = (0..nodes)
         .map(|n| Source::new(cfg.seed, n as u32, flit_rate, mean_len, cfg.injection))
         .collect();
     let mut nis: Vec<Interface> = (0..nodes)
-        .map(|n| Interface::new(n as u32, v, spec.buffer_depth))
+        .map(|n| Interface::new(n as u32, v, spec.buffer_depth, on_off))
         .collect();
     let mut packets: Vec<Packet> = Vec::new();
     let mut tags: HashMap<u64, u32> = HashMap::new();
@@ -287,6 +295,12 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
                     .head
                     .then(|| tags.get(&codec.tag_of(f.data)).copied())
                     .flatten();
+                if let (true, Some(id), Some((m, _))) =
+                    (spec.lookahead, head_id, w.link[n * pp + p])
+                {
+                    check_lookahead(&w, &rel, &codec, n, p, f, m, packets[id as usize].dest)
+                        .map_err(|e| fault(cycle, e))?;
+                }
                 bufs.leave(&w, n, p, f, head_id)
                     .map_err(|e| fault(cycle, e))?;
                 if p > 0 {
@@ -328,6 +342,10 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
             let credits = engine.outputs().credits[n * pp];
             nis[n].credit(credits).map_err(|e| fault(cycle, e))?;
         }
+        if on_off {
+            // The interfaces eject every flit at once: always on.
+            eject_credit.fill((1u32 << v) - 1);
+        }
         engine.step(rst, &inject, &eject_credit);
         eject_credit.iter_mut().for_each(|c| *c = 0);
         if !rst {
@@ -339,7 +357,7 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
                     &packets,
                     cfg.watchdog,
                     cycle,
-                    depth,
+                    full,
                 )));
             }
             t += 1;
@@ -389,6 +407,42 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
         },
         trace,
     })
+}
+
+/// Look-ahead (docs/interface.md, "Head flit"): the head flit `f` leaving
+/// node `n` by link port `p` toward node `m` must carry, above its address,
+/// the ports the routing relation permits at `m` for `dest` (LAPSES §3.2:
+/// the field the next router reads its hop from).
+#[allow(clippy::too_many_arguments)]
+fn check_lookahead(
+    w: &Wiring,
+    rel: &Relation,
+    codec: &Codec,
+    n: usize,
+    p: usize,
+    f: &Flit,
+    m: NodeId,
+    dest: NodeId,
+) -> std::result::Result<(), String> {
+    let arriving = crate::algo::Input {
+        port: w.port(n as NodeId, p),
+        vc: f.vc,
+    };
+    let want = rel
+        .hops(m, arriving, dest)
+        .iter()
+        .fold(0u64, |acc, h| acc | 1 << w.index(h.port));
+    let got = (f.data >> codec.address_bits()) & ((1u64 << w.ports) - 1);
+    if got == want {
+        return Ok(());
+    }
+    Err(format!(
+        "{}: a head flit for {} carries look-ahead field {got:#x} into node {}, where the \
+         routing relation permits ports {want:#x}",
+        w.channel_name(n as NodeId, p, f.vc as usize),
+        w.net.node_name(dest),
+        w.net.node_name(m)
+    ))
 }
 
 #[cfg(test)]

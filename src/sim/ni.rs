@@ -1,7 +1,8 @@
 //! Network interfaces: per node a source queue, injection into the
-//! router's local port with credits per VC (docs/interface.md, "Flow
-//! control"), and ejection, where every flit is checked against the packet
-//! it belongs to. The same code drives every engine.
+//! router's local port with credits per VC, or on/off levels
+//! (docs/interface.md, "Flow control"), and ejection, where every flit is
+//! checked against the packet it belongs to. The same code drives every
+//! engine.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -26,6 +27,8 @@ pub struct Packet {
 pub struct Codec {
     n: usize,
     field: usize,
+    /// Bits of the look-ahead field above the address (0 without).
+    lookahead: usize,
     width: usize,
     topology: Topology,
     addressing: Addressing,
@@ -37,6 +40,7 @@ impl Codec {
         Codec {
             n: spec.dims as usize,
             field: spec.address_field_bits() as usize,
+            lookahead: (spec.header_bits() - spec.dims * spec.address_field_bits()) as usize,
             width: spec.flit_width as usize,
             topology: spec.topology,
             addressing: spec.addressing,
@@ -52,9 +56,20 @@ impl Codec {
         }
     }
 
-    /// Bits of the head flit above the address: the packet's tag.
+    /// Bits of the address fields.
+    pub fn address_bits(&self) -> usize {
+        self.n * self.field
+    }
+
+    /// Bits of the head flit's routing field: the address and the
+    /// look-ahead field.
+    fn header_bits(&self) -> usize {
+        self.address_bits() + self.lookahead
+    }
+
+    /// Bits of the head flit above the routing field: the packet's tag.
     pub fn tag_bits(&self) -> usize {
-        self.width - self.n * self.field
+        self.width - self.header_bits()
     }
 
     pub fn tag(&self, id: u32) -> u64 {
@@ -68,13 +83,15 @@ impl Codec {
 
     /// The tag of a head flit.
     pub fn tag_of(&self, data: u64) -> u64 {
-        data >> (self.n * self.field)
+        data >> self.header_bits()
     }
 
     /// The head flit at injection (docs/interface.md, "Head flit"): per
     /// dimension the signed offset (relative; a torus offset of k/2 goes
     /// +), the destination coordinate (absolute), or a differing bit
-    /// (hypercube); the tag above.
+    /// (hypercube); with look-ahead, a field naming the local port (what a
+    /// head flit carries into its destination router; at injection the
+    /// router ignores it, docs/interface.md); the tag above.
     pub fn head(&self, net: &Network, id: u32, src: NodeId, dest: NodeId) -> u64 {
         let fmask = (1u64 << self.field) - 1;
         let mut h = 0u64;
@@ -97,11 +114,15 @@ impl Codec {
             };
             h |= (x as u64 & fmask) << (d * self.field);
         }
-        (h | self.tag(id) << (self.n * self.field)) & self.mask()
+        if self.lookahead > 0 {
+            h |= 1 << self.address_bits();
+        }
+        (h | self.tag(id) << self.header_bits()) & self.mask()
     }
 
     /// The head flit as it must arrive at its destination: relative
-    /// offsets all zero, absolute coordinates unchanged.
+    /// offsets all zero, absolute coordinates unchanged (with look-ahead,
+    /// the field naming the local port, as written at injection).
     pub fn arrived_head(&self, injected: u64) -> u64 {
         match (self.addressing, self.topology) {
             (Addressing::Absolute, Topology::Mesh | Topology::Torus) => injected,
@@ -129,7 +150,10 @@ pub struct Interface {
     pub queue: VecDeque<u32>,
     /// Per local VC: the packet being injected and its next flit.
     sending: Vec<Option<(u32, u32)>>,
+    /// Per local VC: credits; with on/off flow control, the level seen in
+    /// the cycle before (1 high, 0 low).
     credits: Vec<u32>,
+    on_off: bool,
     ptr: usize,
     /// Per local output VC: the packet being ejected and its next flit.
     receiving: Vec<Option<(u32, u32)>>,
@@ -137,12 +161,14 @@ pub struct Interface {
 }
 
 impl Interface {
-    pub fn new(node: NodeId, vcs: usize, depth: u32) -> Interface {
+    /// `on_off`: the router's local input VCs give levels, not credits.
+    pub fn new(node: NodeId, vcs: usize, depth: u32, on_off: bool) -> Interface {
         Interface {
             node,
             queue: VecDeque::new(),
             sending: vec![None; vcs],
-            credits: vec![depth; vcs],
+            credits: vec![if on_off { 0 } else { depth }; vcs],
+            on_off,
             ptr: 0,
             receiving: vec![None; vcs],
             depth,
@@ -194,7 +220,9 @@ impl Interface {
         } else {
             codec.body(id, i)
         };
-        self.credits[c] -= 1;
+        if !self.on_off {
+            self.credits[c] -= 1;
+        }
         self.sending[c] = (i + 1 < pk.len).then_some((id, i + 1));
         let f = Flit {
             valid: true,
@@ -207,9 +235,14 @@ impl Interface {
     }
 
     /// Credits the router returned for the local input VCs this cycle
-    /// (spent from the next cycle on).
+    /// (spent from the next cycle on); with on/off flow control, their
+    /// levels (obeyed in the next cycle).
     pub fn credit(&mut self, bits: u32) -> Result<(), String> {
         for (c, credit) in self.credits.iter_mut().enumerate() {
+            if self.on_off {
+                *credit = bits >> c & 1;
+                continue;
+            }
             if bits >> c & 1 == 1 {
                 *credit += 1;
                 if *credit > self.depth {

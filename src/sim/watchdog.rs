@@ -118,7 +118,9 @@ impl Watchdog {
 }
 
 /// The deadlock report: every blocked input VC with the channels it waits
-/// for, then a cycle of waits among them (if one is found).
+/// for, then a cycle of waits among them (if one is found). `depth`: the
+/// occupancy at which an input buffer takes no more flits (its depth; with
+/// on/off flow control, the depth less the slack its level needs, plus 1).
 pub fn deadlock_report(
     w: &Wiring,
     rel: &Relation,

@@ -82,6 +82,12 @@ pub const MAX_HYPERCUBE_DIMS: u32 = 16;
 pub const MAX_RADIX: u32 = 256;
 pub const MAX_VCS: u32 = 16;
 pub const MAX_BUFFER_DEPTH: u32 = 256;
+/// On/off flow control: the round trip of a level in cycles
+/// (docs/interface.md): the level a receiver computes in cycle t is obeyed
+/// by the sender from t + 1, so two flits can arrive beyond the occupancy
+/// it was computed from; the receiver raises it while this many slots are
+/// free, and needs at least this many.
+pub const ON_OFF_ROUND_TRIP: u32 = 2;
 
 /// A specification as given: every field optional. Read from TOML
 /// (`--config`) and from flags; [`SpecInput::overlay`] lets flags win.
@@ -347,6 +353,15 @@ impl SpecInput {
 
         let flow_control = self.flow_control.unwrap_or(FlowControl::Credit);
         pick("flow_control", self.flow_control.is_some());
+        if flow_control == FlowControl::OnOff && buffer_depth < ON_OFF_ROUND_TRIP {
+            return Err(Error::invalid(format!(
+                "--flow-control on-off needs --depth {ON_OFF_ROUND_TRIP} or more; got --depth \
+                 {buffer_depth}: a receiver raises its level while {ON_OFF_ROUND_TRIP} buffer \
+                 slots are free, because a sender obeys a level from the cycle after it was \
+                 computed and two flits can arrive beyond the occupancy it saw \
+                 (docs/interface.md, Flow control); with fewer slots the level never rises"
+            )));
+        }
 
         let spec = RouterSpec {
             topology,

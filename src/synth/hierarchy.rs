@@ -127,8 +127,8 @@ pub struct BlockInfo {
 }
 
 /// The router's block instances by name (src/router: `fcu`, `dec`,
-/// `valloc`, `salloc`, `xbar`, `credits`, `busy`, `routed`, `rport`,
-/// `rvc`); other names are shown as they are. Chien's VC controller
+/// `ladec`, `valloc`, `lamux`, `salloc`, `xbar`, `credits`, `on`, `busy`,
+/// `routed`, `rport`, `rvc`, `rla`); other names are shown as they are. Chien's VC controller
 /// (Figure 1: it multiplexes the VCs onto the physical channel) is here the
 /// switch allocator with the output VCs' credit counters and held flags.
 pub fn block_info(stem: &str) -> BlockInfo {
@@ -152,10 +152,20 @@ pub fn block_info(stem: &str) -> BlockInfo {
             "VC controller: output VC credit counters",
             Some(Module::VcController),
         ),
+        "on" => (
+            "VC controller: output VC on/off levels",
+            Some(Module::VcController),
+        ),
         "busy" => (
             "VC controller: output VC held by a packet",
             Some(Module::VcController),
         ),
+        "ladec" => (
+            "look-ahead decoders (next routers' ports)",
+            Some(Module::AddressDecoder),
+        ),
+        "lamux" => ("look-ahead mux", None),
+        "rla" => ("input VC: look-ahead field to send", None),
         "routed" => ("input VC: output VC allocated", None),
         "rport" => ("input VC: allocated output port", None),
         "rvc" => ("input VC: allocated output VC", None),
@@ -166,8 +176,8 @@ pub fn block_info(stem: &str) -> BlockInfo {
 
 fn block_rank(stem: &str) -> usize {
     [
-        "fcu", "dec", "valloc", "sel", "xbar", "salloc", "credits", "busy", "routed", "rport",
-        "rvc",
+        "fcu", "dec", "ladec", "valloc", "lamux", "sel", "xbar", "salloc", "credits", "on", "busy",
+        "routed", "rport", "rvc", "rla",
     ]
     .iter()
     .position(|s| *s == stem)
