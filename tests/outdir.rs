@@ -205,7 +205,7 @@ fn output_directory_is_byte_identical_across_runs_and_complete() {
     );
     // Without RTL, no testbench, scripts or Makefile either.
     let c = tmp.path().join("c");
-    generate(&c, &["--topology", "torus", "--vcs", "2", "--lookahead"]);
+    generate(&c, &["--table", "economical", "--lookahead"]);
     let names: Vec<PathBuf> = tree(&c).into_iter().map(|f| f.0).collect();
     assert_eq!(
         names,
@@ -446,6 +446,21 @@ fn generated_checks_pass_planar_and_duato() {
         (
             "duato",
             &["--algo", "duato", "--path-selection", "max-credit"],
+        ),
+        // Look-ahead on a torus: the heads' fields carry dateline bits.
+        (
+            "la-torus",
+            &[
+                "--algo",
+                "dor",
+                "--topology",
+                "torus",
+                "--vcs",
+                "2",
+                "--lookahead",
+                "--flit-width",
+                "32",
+            ],
         ),
     ]);
 }

@@ -138,12 +138,11 @@ pub fn address_fields(spec: &RouterSpec, net: &Network, at: NodeId, dest: NodeId
     bits
 }
 
-/// The look-ahead field for a router at `at` reached through `arrived`:
-/// one bit per port it may use (docs/interface.md "Head flit").
+/// The look-ahead field for a router at `at` reached through `arrived`
+/// (docs/interface.md "Head flit": a bit per port it may use, and on a
+/// torus the dateline bits).
 fn lookahead_field(rel: &Relation, at: NodeId, arrived: Input, dest: NodeId) -> u64 {
-    rel.hops(at, arrived, dest)
-        .iter()
-        .fold(0, |acc, h| acc | 1 << port_number(&rel.net, h.port))
+    crate::router::lookahead::field_at(rel, at, arrived, dest)
 }
 
 /// The stimulus for `spec`'s router, seeded from its name so that the same
@@ -350,7 +349,8 @@ fn head_after(
     }
     if spec.lookahead {
         let address_bits = net.n() as u32 * f;
-        let lmask = ((1u64 << spec.physical_ports()) - 1) << address_bits;
+        let bits = crate::spec::lookahead_field_bits(spec.topology, spec.physical_ports());
+        let lmask = ((1u64 << bits) - 1) << address_bits;
         // The next router's permitted ports, over the VCs the hop may take.
         let ports = (0..rel.vcs).fold(0, |acc, vc| {
             acc | lookahead_field(rel, next, Input { port, vc }, dest)

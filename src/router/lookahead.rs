@@ -15,21 +15,25 @@
 //! The field names ports, but the relations here also name virtual
 //! channels (escape and adaptive channels, planes, dateline classes). The
 //! VCs a hop may take on each port are read from the field through
-//! [`LookaheadTable`]: field -> permitted output VCs. [`compile`] builds it
-//! by asking the relation at every node for every destination, and refuses
+//! [`LookaheadTable`]: field -> permitted output VCs. On a torus the ports
+//! do not decide the dateline class (survey §8), so there the field has a
+//! second bit per port: the wraparound link of that port's dimension lies
+//! ahead going that way ([`field_at`]). [`compile`] builds the table by
+//! asking the relation at every node for every destination, and refuses
 //! the relation, naming two places, where one field stands for two
-//! different sets of VCs (a torus, whose dateline class is not a function
-//! of the ports).
+//! different sets of VCs.
 //!
-//! The next router's field along output port j is the port-reduced answer
-//! of the router's own compiled decoder table ([`port_rows`]) to the head
-//! flit as it will leave by j (`HeaderUpdate`) at the neighbour's node id
-//! ([`NextNode`]): [`tables::compile`] proved that table right at every
-//! node, so it is right at the neighbour too.
+//! The next router's field along output port j comes from a decoder of
+//! the router's own shape reading the head flit as it will leave by j
+//! (`HeaderUpdate`) at the neighbour's node id ([`NextNode`]): its routing
+//! key selects the field ([`LookaheadTable::next`]). [`compile`] derives
+//! that key -> field table at every node for every destination and every
+//! header encoding, and refuses a relation where one key would need two
+//! fields.
 
 use std::collections::HashMap;
 
-use crate::algo::{Input, Relation};
+use crate::algo::{Input, Port, Relation};
 use crate::blocks::address_decoder::{DecoderShape, Row};
 use crate::error::{Error, Result};
 use crate::spec::Topology;
@@ -42,8 +46,14 @@ use super::tables::CompiledTable;
 pub struct LookaheadTable {
     pub ports: usize,
     pub vcs: usize,
-    /// Sorted by field (`Row::key`).
+    /// Bits of the field ([`field_bits`]).
+    pub field_bits: usize,
+    /// Field -> permitted output VCs, sorted by field (`Row::key`).
     pub rows: Vec<Row>,
+    /// The next router's field from its decoder's routing key (the key of
+    /// the head as it leaves, at the neighbour's node id): key -> field
+    /// (bit b of the mask: field bit b), sorted by key.
+    pub next: Vec<Row>,
 }
 
 impl LookaheadTable {
@@ -57,40 +67,64 @@ impl LookaheadTable {
     }
 }
 
-/// The ports of permitted output VC mask `mask` (bit o V + v), as a field.
-fn ports_of(mask: &[u64], ports: usize, vcs: usize) -> u32 {
-    let row = Row {
-        key: 0,
-        mask: mask.to_vec(),
-    };
-    (0..ports)
-        .filter(|o| (0..vcs).any(|c| row.permits(o * vcs + c)))
-        .fold(0, |acc, o| acc | 1 << o)
+/// Bits of the look-ahead field of a router with `ports` ports on
+/// `topology` (`spec::lookahead_field_bits`).
+pub fn field_bits(topology: Topology, ports: usize) -> usize {
+    crate::spec::lookahead_field_bits(topology, ports as u32) as usize
 }
 
-/// The field a head flit for `dest` carries into `node`: the ports the
-/// relation permits there (docs/interface.md).
+/// The field a head flit for `dest` carries into `node` (docs/interface.md,
+/// "Head flit"): bit o for each port o the relation permits there, and on a
+/// torus bit P + o where, going out of port o, the wraparound link of its
+/// dimension lies ahead.
 pub fn field_at(rel: &Relation, node: u32, input: Input, dest: u32) -> u64 {
-    rel.hops(node, input, dest)
-        .iter()
-        .fold(0, |acc, h| acc | 1 << rel.net.port_index(h.port))
+    let net = &rel.net;
+    let p = net.port_count();
+    rel.hops(node, input, dest).iter().fold(0, |acc, h| {
+        let o = net.port_index(h.port);
+        let wrap = match h.port {
+            Port::Link { dim, dir } if net.is_torus() => {
+                net.dateline_class(node, dest, dim as usize, dir) == 0
+            }
+            _ => false,
+        };
+        acc | 1 << o | u64::from(wrap) << (p + o)
+    })
 }
 
 /// The look-ahead table of `rel` (whose decoder table `table` is), or why
-/// a field of ports cannot carry its VCs.
+/// its field cannot carry its VCs.
 pub fn compile(rel: &Relation, table: &CompiledTable) -> Result<LookaheadTable> {
     let net = &rel.net;
     let (p, v) = (table.ports(), table.vcs());
     let pv = p * v;
-    if p > super::LA_BITS {
+    let bits = field_bits(table.shape.topology, p);
+    if bits > super::LA_BITS {
         return Err(Error::invalid(format!(
-            "look-ahead with {p} ports: the router's look-ahead registers hold {} ports",
+            "router generation does not support look-ahead with {p} ports on a {}: the \
+             field takes {bits} bits and the router's look-ahead registers hold {}",
+            table.shape.topology,
             super::LA_BITS
         )));
     }
-    let mut seen: HashMap<u32, (Vec<u64>, u32, u32)> = HashMap::new();
+    let vcs = |m: &[u64]| {
+        let row = Row {
+            key: 0,
+            mask: m.to_vec(),
+        };
+        let on: Vec<String> = (0..pv)
+            .filter(|&k| row.permits(k))
+            .map(|k| format!("p{} vc{}", k / v, k % v))
+            .collect();
+        on.join(", ")
+    };
+    // field -> (VCs, where first seen); routing key of the next router's
+    // decoder -> field.
+    let mut seen: HashMap<u64, (Vec<u64>, u32, u32)> = HashMap::new();
+    let mut next: HashMap<u32, (u64, u32, u32)> = HashMap::new();
     let mut buf = Vec::new();
     for node in 0..net.nodes() {
+        let id = super::tables::node_id(&table.shape, net, node);
         for dest in 0..net.nodes() {
             // The relation's answer does not depend on the input
             // (`tables::compile` refuses those that do).
@@ -100,28 +134,22 @@ pub fn compile(rel: &Relation, table: &CompiledTable) -> Result<LookaheadTable> 
                 let k = net.port_index(h.port) * v + h.vc as usize;
                 mask[k / 64] |= 1 << (k % 64);
             }
-            let field = ports_of(&mask, p, v);
+            let field = field_at(rel, node, Input::INJECTED, dest);
             match seen.get(&field) {
                 None => {
                     seen.insert(field, (mask, node, dest));
                 }
                 Some((m, at, to)) if *m != mask => {
-                    let vcs = |m: &[u64]| {
-                        let row = Row {
-                            key: 0,
-                            mask: m.to_vec(),
-                        };
-                        let on: Vec<String> = (0..pv)
-                            .filter(|&k| row.permits(k))
-                            .map(|k| format!("p{} vc{}", k / v, k % v))
-                            .collect();
-                        on.join(", ")
-                    };
                     return Err(Error::invalid(format!(
-                        "{}: look-ahead routing is not supported for this relation yet: the \
-                         look-ahead field names ports, not virtual channels, and field {field:#x} \
-                         stands for {} at {} for {} but for {} at {} for {}",
+                        "{}: look-ahead routing is not supported for this relation: the \
+                         look-ahead field names ports{}, not virtual channels, and field \
+                         {field:#x} stands for {} at {} for {} but for {} at {} for {}",
                         rel.name(),
+                        if net.is_torus() {
+                            " and dateline classes"
+                        } else {
+                            ""
+                        },
                         vcs(m),
                         net.node_name(*at),
                         net.node_name(*to),
@@ -132,37 +160,60 @@ pub fn compile(rel: &Relation, table: &CompiledTable) -> Result<LookaheadTable> 
                 }
                 Some(_) => {}
             }
+            // The key a decoder computes for this head at this node, for
+            // every encoding docs/interface.md allows, must give one field.
+            for address in super::tables::addresses(&table.shape, net, node, dest) {
+                let key = table.shape.key(address, id);
+                match next.get(&key) {
+                    None => {
+                        next.insert(key, (field, node, dest));
+                    }
+                    Some((f, at, to)) if *f != field => {
+                        return Err(Error::invalid(format!(
+                            "{}: look-ahead routing is not supported for this relation: \
+                             routing key {key:#x} reads field {f:#x} at {} for {} but \
+                             {field:#x} at {} for {}",
+                            rel.name(),
+                            net.node_name(*at),
+                            net.node_name(*to),
+                            net.node_name(node),
+                            net.node_name(dest)
+                        )));
+                    }
+                    Some(_) => {}
+                }
+            }
         }
     }
     let mut rows: Vec<Row> = seen
         .into_iter()
-        .map(|(key, (mask, _, _))| Row { key, mask })
+        .map(|(key, (mask, _, _))| Row {
+            key: key as u32,
+            mask,
+        })
         .collect();
     rows.sort_by_key(|r| r.key);
+    let mut next: Vec<Row> = next
+        .into_iter()
+        .map(|(key, (field, _, _))| Row {
+            key,
+            mask: vec![field],
+        })
+        .collect();
+    next.sort_by_key(|r| r.key);
     Ok(LookaheadTable {
         ports: p,
         vcs: v,
+        field_bits: bits,
         rows,
+        next,
     })
 }
 
-/// The decoder rows of the next router's field: each row of `table` with
-/// its mask reduced to ports (bit o: some VC of port o permitted).
-pub fn port_rows(table: &CompiledTable) -> Vec<Row> {
-    let (p, v) = (table.ports(), table.vcs());
-    table
-        .rows
-        .iter()
-        .map(|r| Row {
-            key: r.key,
-            mask: vec![u64::from(ports_of(&r.mask, p, v))],
-        })
-        .collect()
-}
-
-/// The decoder shape of the next router's field: P outputs, one "VC".
-pub fn port_shape(table: &CompiledTable) -> DecoderShape {
+/// The decoder shape of the next router's field: one output per field bit.
+pub fn field_shape(table: &CompiledTable, la: &LookaheadTable) -> DecoderShape {
     DecoderShape {
+        ports: la.field_bits,
         vcs: 1,
         ..table.shape.clone()
     }
@@ -302,14 +353,21 @@ mod tests {
     }
 
     #[test]
-    fn a_torus_dateline_class_is_not_in_the_ports_and_is_refused() {
-        let err = la(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("not supported") && err.contains("names ports, not virtual channels"),
-            "{err}"
-        );
+    fn a_torus_field_carries_the_dateline_class_of_each_port() {
+        // Dimension order on a 4-ary 2-D torus with 2 VCs (survey §8): a
+        // hop takes class 0 (VC 0) while the wraparound link of its
+        // dimension lies ahead, class 1 (VC 1) once it does not; the
+        // field's bit P + o says which, P = 5.
+        let t = la(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2).unwrap();
+        assert_eq!(t.field_bits, 10);
+        let wrap = |o: usize| 1u64 << (5 + o);
+        assert_eq!(vcs(&t, ports(&[1]) | wrap(1)), [(1, 0)]);
+        assert_eq!(vcs(&t, ports(&[1])), [(1, 1)]);
+        assert_eq!(vcs(&t, ports(&[4]) | wrap(4)), [(4, 0)]);
+        assert_eq!(vcs(&t, ports(&[4])), [(4, 1)]);
+        // The ports alone would name two VC sets: the table cannot be
+        // keyed by them.
+        assert!(t.lookup(ports(&[1]) | wrap(1)) != t.lookup(ports(&[1])));
     }
 
     #[test]

@@ -91,7 +91,8 @@
 //! # Look-ahead routing
 //!
 //! With `--lookahead` (LAPSES §3.2, [`lookahead`]) a head flit arriving on
-//! a link carries the ports the relation permits here; the port's VC
+//! a link carries the ports the relation permits here (on a torus with a
+//! dateline bit per port); the port's VC
 //! allocation reads its candidates from that field (the field's VCs from a
 //! small table keyed by it) instead of from the address decoder, which only
 //! the local input port keeps (its packets have no upstream router). In the
@@ -101,14 +102,14 @@
 //! look-ahead mux ([`LookaheadMux`]) keeps the granted port's and a register
 //! per input VC holds it until the head crosses, when it replaces the
 //! field. A head leaving by the local port keeps its field. Cost: (P -
-//! 1)^2 look-ahead decoders (each with the port-reduced table; no decoder
+//! 1)^2 look-ahead decoders (each with a key -> field table; no decoder
 //! for a port's own link) in place of the link ports' P - 1 decoders, a
-//! P-way mux per input port and a P-bit register per input VC. Latency is unchanged (two cycles per router):
-//! the decoder already shares its cycle with allocation, and look-ahead
-//! removes it from that path for the link inputs. Supported where the
-//! field's ports decide the VCs: every relation on meshes and hypercubes;
-//! not on tori (the dateline class) and not with the economical-storage
-//! table.
+//! P-way mux per input port and a field register (P bits, 2P on a torus)
+//! per input VC. Latency is unchanged (two cycles per router): the decoder
+//! already shares its cycle with allocation, and look-ahead removes it from
+//! that path for the link inputs. Supported for every relation on meshes,
+//! hypercubes and tori of up to 8 ports (the field register holds
+//! [`LA_BITS`] bits); not with the economical-storage table.
 //!
 //! # On/off flow control
 //!
@@ -142,7 +143,8 @@
 //! defined on (`Algorithm::supports`), networks of at most
 //! [`MAX_ROUTER_NODES`] nodes, relative or absolute addressing (the
 //! address fields of `RouterSpec::address_field_bits` must fit the flit),
-//! credit or on/off flow control (D >= 2), look-ahead off tori, no routing table or the
+//! credit or on/off flow control (D >= 2), look-ahead (on tori up to 8
+//! ports), no routing table or the
 //! economical-storage table (meshes and hypercubes), W = 16, 32 or 64,
 //! P <= 16, V <= 16, D <= 16. [`matrix`] lists the configurations the
 //! tests build. Everything else returns `Error::InvalidSpec` naming what
@@ -217,8 +219,8 @@ fn unsupported(what: String) -> Error {
     Error::InvalidSpec(format!(
         "router generation does not support {what} yet (supported: meshes, tori and \
          hypercubes of at most {MAX_ROUTER_NODES} nodes with every algorithm, relative or \
-         absolute addressing, credit or on/off flow control, look-ahead on meshes and \
-         hypercubes, no routing table or an \
+         absolute addressing, credit or on/off flow control, look-ahead (on tori up to 8 \
+         ports), no routing table or an \
          economical-storage one, flit \
          widths 16, 32 and 64, at most 16 ports, 16 virtual channels and {MAX_DEPTH}-flit \
          buffers)"
@@ -455,6 +457,8 @@ pub struct Router<const W: usize> {
     _next: Vec<NextNode>,
     /// Bits of the address fields: the look-ahead field starts here.
     _ab: usize,
+    /// Bits of the look-ahead field (`lookahead::field_bits`; 0 without).
+    _fb: usize,
 }
 
 impl<const W: usize> Router<W> {
@@ -498,8 +502,9 @@ impl<const W: usize> Router<W> {
                 }
             }
         }
-        let port_shape = lookahead::port_shape(&table);
-        let port_rows = lookahead::port_rows(&table);
+        let fb = la.as_ref().map_or(0, |la| la.field_bits);
+        let field_shape = la.as_ref().map(|la| lookahead::field_shape(&table, la));
+        let next_rows = la.as_ref().map_or(Vec::new(), |la| la.next.clone());
         let decoder = || match &es {
             None => AddressDecoder::new(table.shape.clone(), &table.rows),
             Some(t) => AddressDecoder::new(
@@ -546,10 +551,10 @@ impl<const W: usize> Router<W> {
                 .map(|_| decoder())
                 .collect(),
             ladec: (0..nla)
-                .map(|_| AddressDecoder::new(port_shape.clone(), &port_rows))
+                .map(|_| AddressDecoder::new(field_shape.clone().expect("look-ahead"), &next_rows))
                 .collect(),
             lamux: (0..if la.is_some() { p } else { 0 })
-                .map(|_| LookaheadMux::new(p, p))
+                .map(|_| LookaheadMux::new(fb, p))
                 .collect(),
             rla: dffs(if la.is_some() { pv } else { 0 }),
             valloc: RoutingArbiter::new(p, p, spec.path_selection),
@@ -570,6 +575,7 @@ impl<const W: usize> Router<W> {
             _updates: (0..p).map(|o| HeaderUpdate::new(&table.shape, o)).collect(),
             _next: (1..p).map(|j| NextNode::new(&table.shape, j)).collect(),
             _ab: table.shape.dims * table.shape.field_bits,
+            _fb: fb,
             _la: la,
             _la_at: la_at,
             _es: es,
@@ -704,10 +710,10 @@ impl<const W: usize> Logic for Router<W> {
             }
         }
         // The look-ahead field each port's waiting head flit carries.
-        let pmask = (1u64 << p) - 1;
+        let fmask = (1u64 << self._fb) - 1;
         let field: Vec<u64> = shown
             .iter()
-            .map(|d| (d.to_u64() >> self._ab) & pmask)
+            .map(|d| (d.to_u64() >> self._ab) & fmask)
             .collect();
 
         // The permitted output VCs of each port's waiting head flit: the
@@ -788,10 +794,10 @@ impl<const W: usize> Logic for Router<W> {
             self.lamux[q].in_hdr.next = Bits::<W>::default();
             for j in 0..p {
                 self.lamux[q].sel[j].next = self.valloc.grant[q * p + j].val();
-                for o in 0..p {
-                    self.lamux[q].next_mask[j * p + o].next = match self._la_at[q * p + j] {
-                        Some(m) => self.ladec[m].cand[o].val(),
-                        None => j == 0 && (field[q] >> o) & 1 == 1,
+                for b in 0..self._fb {
+                    self.lamux[q].next_mask[j * self._fb + b].next = match self._la_at[q * p + j] {
+                        Some(m) => self.ladec[m].cand[b].val(),
+                        None => j == 0 && (field[q] >> b) & 1 == 1,
                     };
                 }
             }
@@ -834,7 +840,7 @@ impl<const W: usize> Logic for Router<W> {
             let i = q * v + ssel[q].unwrap_or(0);
             // A head flit crosses with the look-ahead field chosen for it.
             self.xbar.in_data[q].next = if self._la.is_some() && self.fcu[i].out_head.val() {
-                let lamask = ((1u64 << p) - 1) << self._ab;
+                let lamask = fmask << self._ab;
                 let data = self.fcu[i].out_data.val().to_u64();
                 let la = self.rla[i].q.val().to_u64() << self._ab;
                 Bits::<W>::from((data & !lamask) | (la & lamask))
@@ -1245,8 +1251,8 @@ impl<const W: usize> Router<W> {
             for q in 0..p {
                 line(format!(
                     "wire [{}:0] lf${q} = shown${q}[{}:{ab}];",
-                    p - 1,
-                    ab + p - 1
+                    self._fb - 1,
+                    ab + self._fb - 1
                 ));
             }
         }
@@ -1272,7 +1278,8 @@ impl<const W: usize> Router<W> {
                     line(format!("    case (lf${q})"));
                     for r in &la.rows {
                         line(format!(
-                            "        {p}'h{:x}: lam${q} = {};",
+                            "        {}'h{:x}: lam${q} = {};",
+                            self._fb,
                             r.key,
                             crate::blocks::address_decoder::hex_literal(pv, &r.mask)
                         ));
@@ -1400,13 +1407,16 @@ impl<const W: usize> Router<W> {
                         "    lamux${q}$sel${j} = valloc$grant${};",
                         q * p + j
                     ));
-                    for o in 0..p {
+                    for b in 0..self._fb {
                         let bit = match self._la_at[q * p + j] {
-                            Some(m) => format!("ladec${m}$cand${o}"),
-                            None if j == 0 => format!("lf${q}[{o}]"),
+                            Some(m) => format!("ladec${m}$cand${b}"),
+                            None if j == 0 => format!("lf${q}[{b}]"),
                             None => "1'b0".into(),
                         };
-                        line(format!("    lamux${q}$next_mask${} = {bit};", j * p + o));
+                        line(format!(
+                            "    lamux${q}$next_mask${} = {bit};",
+                            j * self._fb + b
+                        ));
                     }
                 }
             }
@@ -1469,14 +1479,15 @@ impl<const W: usize> Router<W> {
                     ));
                 }
                 let x = format!("xbar$in_data${q}");
-                let top = if ab + p < W {
-                    format!("{x}[{}:{}], ", W - 1, ab + p)
+                let fb = self._fb;
+                let top = if ab + fb < W {
+                    format!("{x}[{}:{}], ", W - 1, ab + fb)
                 } else {
                     String::new()
                 };
                 line(format!(
                     "    if (xbar$in_head${q}) {x} = {{{top}sla${q}[{}:0], {x}[{}:0]}};",
-                    p - 1,
+                    fb - 1,
                     ab - 1
                 ));
             }

@@ -6,7 +6,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::*;
-use crate::algo::{Input, NodeId, Port};
+use crate::algo::{Dir, Input, NodeId, Port};
 use crate::blocks::cosim::SplitMix64;
 use crate::sim::network::port_of;
 use crate::spec::{Addressing, Algorithm, PathSelection, SpecInput};
@@ -120,13 +120,29 @@ fn address_field(
 
 /// The look-ahead field of a head flit arriving at `at` through `input`
 /// for `dest` (docs/interface.md: bit p for each port p the relation
-/// permits there, ports numbered as the interface numbers them).
+/// permits there, ports numbered as the interface numbers them; on a torus
+/// also bit P + p where leaving by p the packet still has the wraparound
+/// link of p's dimension ahead: the destination's coordinate is below
+/// this node's going +, above it going -).
 fn la_field(rel: &Relation, at: NodeId, input: Input, dest: NodeId) -> u64 {
+    let net = &rel.net;
+    let p = net.port_count();
     rel.hops(at, input, dest).iter().fold(0, |acc, h| {
-        let o = (0..rel.net.port_count())
-            .find(|&o| port_of(&rel.net, at, o) == h.port)
+        let o = (0..p)
+            .find(|&o| port_of(net, at, o) == h.port)
             .expect("a permitted port exists");
-        acc | 1 << o
+        let wrap = match h.port {
+            Port::Link { dim, dir } if net.topology == Topology::Torus => {
+                let (a, b) = (net.coord(at, dim as usize), net.coord(dest, dim as usize));
+                if dir == Dir::Plus {
+                    b < a
+                } else {
+                    b > a
+                }
+            }
+            _ => false,
+        };
+        acc | 1 << o | u64::from(wrap) << (p + o)
     })
 }
 
@@ -190,6 +206,7 @@ fn scoreboard<const W: usize>(
     let ab = n * f;
     let hb = spec.header_bits() as usize;
     let la = spec.lookahead;
+    let la_bits = hb - ab;
     let payload = W - hb;
     let estimate = packets_per_vc * p * v;
     let id_in_head = payload >= 64 || (1usize << payload) > estimate;
@@ -253,7 +270,7 @@ fn scoreboard<const W: usize>(
                         vc: c as u8,
                     };
                     let field = if q == 0 {
-                        rng.next_u64() & ((1 << p) - 1)
+                        rng.next_u64() & ((1 << la_bits) - 1)
                     } else {
                         la_field(&rel, node, input, dest)
                     };
@@ -303,7 +320,7 @@ fn scoreboard<const W: usize>(
         if la && o != 0 {
             let next = net.neighbour(node, out).expect("a link");
             let arriving = Input { port: out, vc: 0 };
-            let lamask = ((1u64 << p) - 1) << ab;
+            let lamask = ((1u64 << la_bits) - 1) << ab;
             h = (h & !lamask) | (la_field(&rel, next, arriving, pk.dest) << ab);
         }
         h
@@ -848,6 +865,28 @@ fn scoreboard_lookahead() {
             vec![1, 1],
             306,
         ),
+        // Tori: the field's second half carries the dateline class.
+        (
+            lookahead(
+                spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2),
+                32,
+            ),
+            vec![3, 0],
+            307,
+        ),
+        (
+            lookahead(spec_on(Algorithm::Duato, Topology::Torus, 3, 4, 3), 32),
+            vec![1, 2, 3],
+            308,
+        ),
+        (
+            lookahead(
+                spec_on(Algorithm::StarChannels, Topology::Torus, 2, 5, 3),
+                32,
+            ),
+            vec![4, 2],
+            309,
+        ),
     ] {
         let cycles = run(&s, node_at(&s, &at), 6, seed);
         eprintln!("{} look-ahead at {at:?}: {cycles} cycles", s.name());
@@ -1171,11 +1210,12 @@ fn unsupported_configurations_are_refused_with_a_reason() {
     let base = spec(Algorithm::DimensionOrder, 4, 1);
     let cases: Vec<(RouterSpec, &str)> = vec![
         (
+            // 9 ports on a torus: an 18-bit field.
             lookahead(
-                spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2),
-                16,
+                spec_on(Algorithm::DimensionOrder, Topology::Torus, 4, 4, 2),
+                64,
             ),
-            "look-ahead",
+            "look-ahead registers hold",
         ),
         (
             lookahead(economical(spec(Algorithm::DimensionOrder, 4, 1)), 16),
@@ -1576,8 +1616,8 @@ fn economical_table_matches_the_model() {
 /// Look-ahead: a Duato mesh through its core (every decoder of the next
 /// routers' fields, the mux, the field registers), a hypercube under
 /// negative-first (its decoders read the neighbours' node ids) through the
-/// top module; the faulty copy never selects port 3's field for packets
-/// from port 1.
+/// top module, a torus (the field's dateline bits); the faulty copy never
+/// selects port 3's field for packets from port 1.
 #[test]
 fn lookahead_matches_the_model() {
     cosimulate_with(
@@ -1588,6 +1628,10 @@ fn lookahead_matches_the_model() {
             ),
             lookahead(
                 spec_on(Algorithm::NegativeFirst, Topology::Hypercube, 3, 2, 2),
+                16,
+            ),
+            lookahead(
+                spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2),
                 16,
             ),
         ],

@@ -412,7 +412,8 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
 /// Look-ahead (docs/interface.md, "Head flit"): the head flit `f` leaving
 /// node `n` by link port `p` toward node `m` must carry, above its address,
 /// the ports the routing relation permits at `m` for `dest` (LAPSES §3.2:
-/// the field the next router reads its hop from).
+/// the field the next router reads its hop from), on a torus with their
+/// dateline bits.
 #[allow(clippy::too_many_arguments)]
 fn check_lookahead(
     w: &Wiring,
@@ -428,11 +429,9 @@ fn check_lookahead(
         port: w.port(n as NodeId, p),
         vc: f.vc,
     };
-    let want = rel
-        .hops(m, arriving, dest)
-        .iter()
-        .fold(0u64, |acc, h| acc | 1 << w.index(h.port));
-    let got = (f.data >> codec.address_bits()) & ((1u64 << w.ports) - 1);
+    let want = crate::router::lookahead::field_at(rel, m, arriving, dest);
+    let bits = crate::spec::lookahead_field_bits(w.net.topology, w.ports as u32);
+    let got = (f.data >> codec.address_bits()) & ((1u64 << bits) - 1);
     if got == want {
         return Ok(());
     }

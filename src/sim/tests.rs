@@ -215,6 +215,22 @@ fn lookahead_network_carries_the_next_routers_ports_on_both_engines() {
     assert!(engines_agree(s, 0.6, 1000).1 > 1000);
 }
 
+/// Look-ahead on a torus: every head on every link carries the ports and
+/// dateline bits the relation gives at the router it enters ([`run`]'s
+/// check), the routers route from them (a wrong dateline bit sends a flit
+/// on a VC the relation does not permit or deadlocks the ring), and every
+/// packet arrives; rust-hdl engine.
+#[test]
+fn lookahead_on_a_torus_carries_the_dateline_bits_and_delivers() {
+    let s = RouterSpec {
+        lookahead: true,
+        ..spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2)
+    };
+    let r = run_rust(&cfg(s, 0.6)).unwrap();
+    assert!(r.stats.measured_packets > 50);
+    assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
+}
+
 /// The network check itself: a head leaving (0,0) by +x for (3,3) under
 /// Duato must carry ports +x and +y (1 and 3, field 0xa: both directions
 /// are minimal at (1,0), worked by hand); any other field is a fault.

@@ -455,6 +455,18 @@ fn vc_reason(a: Algorithm, t: Topology, dims: u32) -> String {
     }
 }
 
+/// Bits of the look-ahead field (docs/interface.md, "Head flit") of a router
+/// with `ports` ports: one per port, and on a torus a second one per port,
+/// the dateline class of the hop (survey §8), which the ports alone do not
+/// give.
+pub fn lookahead_field_bits(topology: Topology, ports: u32) -> u32 {
+    if topology == Topology::Torus {
+        2 * ports
+    } else {
+        ports
+    }
+}
+
 fn crossbar_count(org: Organization) -> String {
     match org.crossbars {
         1 => "one crossbar".into(),
@@ -516,12 +528,12 @@ impl RouterSpec {
     }
 
     /// Width of the routing part of the head flit: the address fields, plus
-    /// with look-ahead one bit per output port of the next router (the
-    /// next-hop candidate set of LAPSES §3.2, Fig 4b).
+    /// with look-ahead the field of [`lookahead_field_bits`] (the next-hop
+    /// candidate set of LAPSES §3.2, Fig 4b).
     pub fn header_bits(&self) -> u32 {
         let address = self.dims * self.address_field_bits();
         let lookahead = if self.lookahead {
-            self.physical_ports()
+            lookahead_field_bits(self.topology, self.physical_ports())
         } else {
             0
         };
