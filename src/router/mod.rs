@@ -307,7 +307,10 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
         // Atomic VC allocation (tables::CompiledTable::atomic) needs to
         // know that the downstream queue is empty; a level does not say.
         return Err(Error::InvalidSpec(format!(
-            "on-off flow control with {}: its escape channels need atomic VC allocation              (an output VC takes a new packet only once the downstream queue is empty, the              assumption of Duato's theorem), which credits tell and on/off levels do not;              use --flow-control credit",
+            "on-off flow control with {}: its escape channels need atomic VC allocation \
+             (an output VC takes a new packet only once the downstream queue is empty, the \
+             assumption of Duato's theorem), which credits tell and on/off levels do not; \
+             use --flow-control credit",
             spec.algorithm
         )));
     }
