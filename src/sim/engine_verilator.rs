@@ -7,8 +7,8 @@
 //! neighbour's next state early and the routers can be evaluated on
 //! several threads (`--threads`) with the same result.
 //! Builds are cached by a hash of the Verilog, the shim, the Verilator
-//! configuration and the arguments: one build per router configuration,
-//! whatever the network size.
+//! configuration, the arguments and the Verilator release: one build per
+//! router configuration, whatever the network size.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::fmt::Write as _;
@@ -194,6 +194,11 @@ pub fn build(spec: &RouterSpec, table: &CompiledTable) -> Result<PathBuf> {
     cpp.hash(&mut h);
     VERILATOR_ARGS.hash(&mut h);
     VERILATOR_CONFIG.hash(&mut h);
+    // Another Verilator release writes other C++ from the same sources.
+    crate::flows::run("verilator", &["--version"], &std::env::temp_dir())
+        .map(|o| o.stdout)
+        .unwrap_or_default()
+        .hash(&mut h);
     let key = format!("{}-{:016x}", spec.name(), h.finish());
     let root = cache_root();
     let lib = root.join(&key).join("libsimnet.so");
