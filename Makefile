@@ -57,7 +57,7 @@ sim-matrix:
 
 # Router-cycles per second of each engine on an 8x8 mesh (README figures).
 sim-bench:
-	$(CARGO) run -- bench
+	$(CARGO) run --release -- bench
 
 # The example plot of the README (docs/sim-latency.svg).
 sim-plot:

@@ -197,6 +197,11 @@ pub struct SimArgs {
     #[arg(long, value_name = "MHZ")]
     pub fmax_mhz: Option<f64>,
 
+    /// Threads the engine evaluates the routers of a cycle on (the results
+    /// do not depend on it).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
+
     /// Write the results as CSV.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
@@ -239,6 +244,10 @@ pub struct BenchArgs {
     /// Mesh radix k (k x k mesh).
     #[arg(long, value_name = "K", default_value_t = 8)]
     pub radix: u32,
+
+    /// Threads each engine evaluates the routers of a cycle on.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
 }
 
 #[derive(Debug, Args)]

@@ -488,6 +488,7 @@ fn run_sim(args: &SimArgs) -> Result<ExitCode> {
             watchdog: args.watchdog,
             trace: args.trace.is_some(),
             cycle_ns: args.fmax_mhz.map(|f| 1000.0 / f),
+            threads: args.threads as usize,
             ..SimConfig::new(spec)
         };
         for &load in &args.load {
@@ -609,8 +610,9 @@ fn run_bench(args: &BenchArgs) -> Result<()> {
     .resolve()?
     .spec;
     println!(
-        "{}x{} mesh, {}, uniform traffic, 4-flit packets, load {} of the bisection-limited rate",
-        args.radix, args.radix, spec.algorithm, args.load
+        "{}x{} mesh, {}, uniform traffic, 4-flit packets, load {} of the bisection-limited rate, \
+         {} thread(s)",
+        args.radix, args.radix, spec.algorithm, args.load, args.threads
     );
     let nodes = f64::from(args.radix * args.radix);
     for &kind in &args.engine {
@@ -622,6 +624,7 @@ fn run_bench(args: &BenchArgs) -> Result<()> {
             load: args.load,
             warmup: 0,
             measure: cycles,
+            threads: args.threads as usize,
             ..SimConfig::new(spec.clone())
         };
         let t0 = std::time::Instant::now();

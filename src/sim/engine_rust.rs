@@ -1,9 +1,11 @@
 //! The in-process engine: one rust-hdl [`Router`] model per node, the links
-//! copied between them each cycle.
+//! copied between them each cycle. Every router of a cycle reads its link
+//! inputs from the outputs sampled before the cycle, so the routers are
+//! split among threads (`--threads`) with the same result.
 
 use rust_hdl::prelude::*;
 
-use super::network::{node_id, Engine, Flit, Outputs, Wiring};
+use super::network::{node_id, split, threads, Engine, Flit, Outputs, Wiring};
 use crate::error::{Error, Result};
 use crate::router::tables::CompiledTable;
 use crate::router::Router;
@@ -17,16 +19,21 @@ const SETTLE: usize = 1000;
 pub struct RustEngine<const W: usize> {
     wiring: Wiring,
     routers: Vec<Router<W>>,
+    threads: usize,
     out: Outputs,
 }
 
 /// A rust-hdl engine for `spec` at its flit width, its relation compiled
-/// as `table`.
-pub fn new(spec: &RouterSpec, table: CompiledTable) -> Result<Box<dyn Engine>> {
+/// as `table`, evaluated on `threads_asked` threads.
+pub fn new(
+    spec: &RouterSpec,
+    table: CompiledTable,
+    threads_asked: usize,
+) -> Result<Box<dyn Engine>> {
     Ok(match spec.flit_width {
-        16 => Box::new(RustEngine::<16>::new(spec, table)?),
-        32 => Box::new(RustEngine::<32>::new(spec, table)?),
-        64 => Box::new(RustEngine::<64>::new(spec, table)?),
+        16 => Box::new(RustEngine::<16>::new(spec, table, threads_asked)?),
+        32 => Box::new(RustEngine::<32>::new(spec, table, threads_asked)?),
+        64 => Box::new(RustEngine::<64>::new(spec, table, threads_asked)?),
         w => {
             return Err(Error::InvalidSpec(format!(
                 "flit width {w} is not simulated (allowed: 16, 32, 64)"
@@ -36,7 +43,7 @@ pub fn new(spec: &RouterSpec, table: CompiledTable) -> Result<Box<dyn Engine>> {
 }
 
 impl<const W: usize> RustEngine<W> {
-    pub fn new(spec: &RouterSpec, table: CompiledTable) -> Result<Self> {
+    pub fn new(spec: &RouterSpec, table: CompiledTable, threads_asked: usize) -> Result<Self> {
         let wiring = Wiring::new(spec)?;
         let n = wiring.nodes();
         let mut routers = Vec::with_capacity(n);
@@ -54,6 +61,7 @@ impl<const W: usize> RustEngine<W> {
                 flits: vec![Flit::default(); n * p],
                 credits: vec![0; n * p],
             },
+            threads: threads(threads_asked, n),
             wiring,
             routers,
         };
@@ -87,37 +95,69 @@ impl<const W: usize> Engine for RustEngine<W> {
     }
 
     fn step(&mut self, rst: bool, inject: &[Flit], eject_credit: &[u32]) {
-        let (p, v) = (self.wiring.ports, self.wiring.vcs);
-        for (node, r) in self.routers.iter_mut().enumerate() {
-            r.rst.next = rst;
-            for q in 0..p {
-                // What arrives on port q, and the credits for output port q.
-                let (f, credit) = if q == 0 {
-                    (inject[node], eject_credit[node])
-                } else {
-                    match self.wiring.link[node * p + q] {
-                        Some((m, mq)) => {
-                            let k = m as usize * p + mq;
-                            (self.out.flits[k], self.out.credits[k])
-                        }
-                        None => (Flit::default(), 0),
-                    }
-                };
-                r.in_valid[q].next = f.valid;
-                r.in_head[q].next = f.head;
-                r.in_tail[q].next = f.tail;
-                r.in_vc[q].next = u64::from(f.vc).into();
-                r.in_data[q].next = f.data.into();
-                for vc in 0..v {
-                    r.out_credit[q * v + vc].next = credit >> vc & 1 == 1;
-                }
-            }
-            r.clock.next = Clock::from(false);
-            simulate(r, SETTLE);
-            r.clock.next = Clock::from(true);
-            simulate(r, SETTLE);
-            r.clock.next = Clock::from(false);
+        let (wiring, out) = (&self.wiring, &self.out);
+        let mut rest: &mut [Router<W>] = &mut self.routers;
+        let mut parts = Vec::with_capacity(self.threads);
+        for (lo, hi) in split(rest.len(), self.threads) {
+            let (part, tail) = std::mem::take(&mut rest).split_at_mut(hi - lo);
+            parts.push((lo, part));
+            rest = tail;
         }
+        std::thread::scope(|s| {
+            let mut parts = parts.into_iter();
+            let first = parts.next();
+            for (lo, part) in parts {
+                s.spawn(move || cycle(wiring, out, lo, part, rst, inject, eject_credit));
+            }
+            if let Some((lo, part)) = first {
+                cycle(wiring, out, lo, part, rst, inject, eject_credit);
+            }
+        });
         self.sample();
+    }
+}
+
+/// One cycle of the routers `part`, nodes `lo..`: inputs from the local
+/// ports and from `out`, the outputs sampled before the cycle; then the
+/// rising edge.
+fn cycle<const W: usize>(
+    wiring: &Wiring,
+    out: &Outputs,
+    lo: usize,
+    part: &mut [Router<W>],
+    rst: bool,
+    inject: &[Flit],
+    eject_credit: &[u32],
+) {
+    let (p, v) = (wiring.ports, wiring.vcs);
+    for (node, r) in (lo..).zip(part.iter_mut()) {
+        r.rst.next = rst;
+        for q in 0..p {
+            // What arrives on port q, and the credits for output port q.
+            let (f, credit) = if q == 0 {
+                (inject[node], eject_credit[node])
+            } else {
+                match wiring.link[node * p + q] {
+                    Some((m, mq)) => {
+                        let k = m as usize * p + mq;
+                        (out.flits[k], out.credits[k])
+                    }
+                    None => (Flit::default(), 0),
+                }
+            };
+            r.in_valid[q].next = f.valid;
+            r.in_head[q].next = f.head;
+            r.in_tail[q].next = f.tail;
+            r.in_vc[q].next = u64::from(f.vc).into();
+            r.in_data[q].next = f.data.into();
+            for vc in 0..v {
+                r.out_credit[q * v + vc].next = credit >> vc & 1 == 1;
+            }
+        }
+        r.clock.next = Clock::from(false);
+        simulate(r, SETTLE);
+        r.clock.next = Clock::from(true);
+        simulate(r, SETTLE);
+        r.clock.next = Clock::from(false);
     }
 }

@@ -1,26 +1,31 @@
 //! The Verilator engine: the emitted Verilog of one router compiled by
 //! Verilator with a small C++ shim into a shared object, loaded into this
 //! process; the shim holds one Verilated model per node and wires them by
-//! the link table of [`Wiring`], stepping all of them one cycle per call
-//! (first every router's inputs with the clock low, then every rising
-//! edge, so no router sees a neighbour's next state early). Builds are
-//! cached by a hash of the Verilog and the shim: one build per router
-//! configuration, whatever the network size.
+//! the link table of [`Wiring`]. A cycle evaluates every router (its
+//! inputs with the clock low, then the rising edge) reading its link
+//! inputs from the outputs sampled before the cycle, so no router sees a
+//! neighbour's next state early and the routers can be evaluated on
+//! several threads (`--threads`) with the same result.
+//! Builds are cached by a hash of the Verilog, the shim, the Verilator
+//! configuration, the arguments and the Verilator release: one build per
+//! router configuration, whatever the network size.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use super::network::{node_id, Engine, Flit, Outputs, Wiring};
+use super::network::{node_id, split, threads, Engine, Flit, Outputs, Wiring};
 use crate::error::{Error, Result};
 use crate::router::tables::CompiledTable;
 use crate::router::{core_verilog_of, node_id_bits_of, top_verilog_of};
 use crate::spec::RouterSpec;
 
 /// The C++ shim for the router `top` with P ports and V VCs: a C interface
-/// creating N models wired by a link table, reading every router output,
-/// and stepping one cycle with the local inputs.
+/// creating N models wired by a link table, reading the outputs of a range
+/// of routers, and evaluating one cycle of a range of routers from the
+/// local inputs and the outputs sampled before the cycle (each model has
+/// its own context, so ranges may run on different threads).
 pub fn shim(top: &str, ports: usize, has_node: bool) -> String {
     let mut set = String::new();
     let mut get = String::new();
@@ -30,8 +35,8 @@ pub fn shim(top: &str, ports: usize, has_node: bool) -> String {
                 .to_string()
         } else {
             format!(
-                "        {{ const int32_t k = n->link[i * P + {p}]; const uint64_t dd = k < 0 ? 0 : n->d[k]; \
-                 const uint32_t ff = k < 0 ? 0 : n->f[k]; const uint32_t cc = k < 0 ? 0 : n->c[k];\n"
+                "        {{ const int32_t k = n->link[i * P + {p}]; const uint64_t dd = k < 0 ? 0 : od[k]; \
+                 const uint32_t ff = k < 0 ? 0 : of[k]; const uint32_t cc = k < 0 ? 0 : oc[k];\n"
             )
         };
         set.push_str(&src);
@@ -42,9 +47,9 @@ pub fn shim(top: &str, ports: usize, has_node: bool) -> String {
         );
         let _ = writeln!(
             get,
-            "        n->d[i * P + {p}] = r->p{p}_out_data; n->f[i * P + {p}] = r->p{p}_out_valid | \
+            "        d[i * P + {p}] = r->p{p}_out_data; f[i * P + {p}] = r->p{p}_out_valid | \
              (r->p{p}_out_head << 1) | (r->p{p}_out_tail << 2) | (uint32_t(r->p{p}_out_vc) << 3); \
-             n->c[i * P + {p}] = r->p{p}_in_credit;"
+             c[i * P + {p}] = r->p{p}_in_credit;"
         );
     }
     let node = if has_node {
@@ -62,73 +67,60 @@ pub fn shim(top: &str, ports: usize, has_node: bool) -> String {
 static const int P = {ports};
 
 struct Net {{
-    VerilatedContext ctx;
+    std::vector<VerilatedContext *> ctx;
     std::vector<V{top} *> r;
     std::vector<int32_t> link;
-    std::vector<uint64_t> d;
-    std::vector<uint32_t> f, c;
 }};
-
-static void sample(Net *n) {{
-    for (size_t i = 0; i < n->r.size(); i++) {{
-        V{top} *r = n->r[i];
-{get}    }}
-}}
 
 extern "C" {{
 // nodes routers; link[i * P + p] = m * P + q (the port across the link) or -1.
 void *rg_new(int nodes, const int32_t *link, const uint64_t *node_id) {{
     Net *n = new Net;
     n->link.assign(link, link + nodes * P);
-    n->d.assign(nodes * P, 0);
-    n->f.assign(nodes * P, 0);
-    n->c.assign(nodes * P, 0);
     for (int i = 0; i < nodes; i++) {{
-        n->r.push_back(new V{top}{{&n->ctx}});
+        n->ctx.push_back(new VerilatedContext);
+        n->r.push_back(new V{top}{{n->ctx[i]}});
 {node}        n->r[i]->clk = 0;
         n->r[i]->rst = 0;
         n->r[i]->eval();
     }}
     (void)node_id;
-    sample(n);
     return n;
 }}
 
 void rg_free(void *p) {{
     Net *n = static_cast<Net *>(p);
-    for (V{top} *r : n->r) {{
-        r->final();
-        delete r;
+    for (size_t i = 0; i < n->r.size(); i++) {{
+        n->r[i]->final();
+        delete n->r[i];
+        delete n->ctx[i];
     }}
     delete n;
 }}
 
-// Every router output: data, flags (valid | head << 1 | tail << 2 | vc << 3),
-// credits, at index node * P + port.
-void rg_outputs(void *p, uint64_t *d, uint32_t *f, uint32_t *c) {{
+// The outputs of routers lo..hi: data, flags (valid | head << 1 | tail << 2
+// | vc << 3), credits, at index node * P + port.
+void rg_outputs(void *p, int lo, int hi, uint64_t *d, uint32_t *f, uint32_t *c) {{
     Net *n = static_cast<Net *>(p);
-    for (size_t k = 0; k < n->d.size(); k++) {{
-        d[k] = n->d[k];
-        f[k] = n->f[k];
-        c[k] = n->c[k];
-    }}
+    for (int i = lo; i < hi; i++) {{
+        V{top} *r = n->r[i];
+{get}    }}
 }}
 
-// One cycle: every router's inputs (local ports from ind, inf, inc at index
-// node; links from the outputs of this cycle), then every rising edge.
-void rg_step(void *p, int rst, const uint64_t *ind, const uint32_t *inf, const uint32_t *inc) {{
+// One cycle of routers lo..hi: inputs (local ports from ind, inf, inc at
+// index node; links from od, of, oc, the outputs sampled by rg_outputs
+// before the cycle) with the clock low, then the rising edge.
+void rg_eval(void *p, int lo, int hi, int rst, const uint64_t *ind, const uint32_t *inf,
+             const uint32_t *inc, const uint64_t *od, const uint32_t *of, const uint32_t *oc) {{
     Net *n = static_cast<Net *>(p);
-    for (size_t i = 0; i < n->r.size(); i++) {{
+    for (int i = lo; i < hi; i++) {{
         V{top} *r = n->r[i];
         r->rst = rst;
 {set}        r->clk = 0;
         r->eval();
-    }}
-    for (V{top} *r : n->r) {{
         r->clk = 1;
         r->eval();
     }}
-    sample(n);
 }}
 }}
 "#
@@ -159,9 +151,21 @@ const VERILATOR_ARGS: &[&str] = &[
     "-shared",
     "-o",
     "libsimnet.so",
+    "sim.vlt",
     "router.v",
     "shim.cpp",
 ];
+
+/// Verilator configuration for the simulation build (the router's Verilog
+/// is compiled unchanged). rust-hdl writes each block as one always block,
+/// so a flow-control unit computes `out_valid` (from its count alone) in
+/// the block that reads `out_ready`, which the switch allocator derives
+/// from `out_valid`: a loop at block granularity only (UNOPTFLAT), which
+/// Verilator iterates to convergence on every evaluation. Isolating the
+/// assignments to `out_valid` into their own block removes the loop
+/// (measured: about 30% fewer seconds per cycle on the 8x8 mesh).
+const VERILATOR_CONFIG: &str = "`verilator_config\n\
+isolate_assignments -module \"*fcu*\" -var \"out_valid\"\n";
 
 /// Where compiled networks are kept: `ROUTERGEN_SIM_CACHE`, else
 /// `routergen-sim` under the system temp dir.
@@ -189,6 +193,12 @@ pub fn build(spec: &RouterSpec, table: &CompiledTable) -> Result<PathBuf> {
     verilog.hash(&mut h);
     cpp.hash(&mut h);
     VERILATOR_ARGS.hash(&mut h);
+    VERILATOR_CONFIG.hash(&mut h);
+    // Another Verilator release writes other C++ from the same sources.
+    crate::flows::run("verilator", &["--version"], &std::env::temp_dir())
+        .map(|o| o.stdout)
+        .unwrap_or_default()
+        .hash(&mut h);
     let key = format!("{}-{:016x}", spec.name(), h.finish());
     let root = cache_root();
     let lib = root.join(&key).join("libsimnet.so");
@@ -204,6 +214,7 @@ pub fn build(spec: &RouterSpec, table: &CompiledTable) -> Result<PathBuf> {
     let dir = tmp.path();
     std::fs::write(dir.join("router.v"), &verilog).map_err(|e| fail(e.to_string()))?;
     std::fs::write(dir.join("shim.cpp"), &cpp).map_err(|e| fail(e.to_string()))?;
+    std::fs::write(dir.join("sim.vlt"), VERILATOR_CONFIG).map_err(|e| fail(e.to_string()))?;
     let args: Vec<&str> = VERILATOR_ARGS
         .iter()
         .map(|&a| if a == TOP_MARK { top.as_str() } else { a })
@@ -237,15 +248,44 @@ const RTLD_NOW: c_int = 2;
 
 type NewFn = unsafe extern "C" fn(c_int, *const i32, *const u64) -> *mut c_void;
 type FreeFn = unsafe extern "C" fn(*mut c_void);
-type OutFn = unsafe extern "C" fn(*mut c_void, *mut u64, *mut u32, *mut u32);
-type StepFn = unsafe extern "C" fn(*mut c_void, c_int, *const u64, *const u32, *const u32);
+type OutFn = unsafe extern "C" fn(*mut c_void, c_int, c_int, *mut u64, *mut u32, *mut u32);
+type EvalFn = unsafe extern "C" fn(
+    *mut c_void,
+    c_int,
+    c_int,
+    c_int,
+    *const u64,
+    *const u32,
+    *const u32,
+    *const u64,
+    *const u32,
+    *const u32,
+);
+
+/// The network handle, sent to the worker thread of a cycle.
+#[derive(Clone, Copy)]
+struct Net(*mut c_void);
+// SAFETY: the shim's models are independent objects with a context each;
+// a cycle hands disjoint ranges of them to different threads and joins
+// them before anything else touches the network.
+unsafe impl Send for Net {}
+unsafe impl Sync for Net {}
+
+impl Net {
+    /// The handle (a method, so that closures capture the whole `Net`).
+    fn ptr(self) -> *mut c_void {
+        self.0
+    }
+}
 
 /// A loaded, running Verilated network.
 pub struct VerilatorEngine {
-    net: *mut c_void,
+    net: Net,
+    nodes: usize,
+    threads: usize,
     free: FreeFn,
     outputs: OutFn,
-    step: StepFn,
+    eval: EvalFn,
     data: Vec<u64>,
     flags: Vec<u32>,
     credits: Vec<u32>,
@@ -268,8 +308,9 @@ fn symbol(handle: *mut c_void, name: &str, lib: &Path) -> Result<*mut c_void> {
 }
 
 impl VerilatorEngine {
-    /// Builds (or finds) and loads the network of `spec`.
-    pub fn new(spec: &RouterSpec, table: &CompiledTable) -> Result<Self> {
+    /// Builds (or finds) and loads the network of `spec`, evaluated on
+    /// `threads_asked` threads.
+    pub fn new(spec: &RouterSpec, table: &CompiledTable, threads_asked: usize) -> Result<Self> {
         let lib = build(spec, table)?;
         let w = Wiring::new(spec)?;
         let path = CString::new(lib.to_string_lossy().as_bytes())
@@ -294,12 +335,12 @@ impl VerilatorEngine {
             )));
         }
         // SAFETY: the shim defines these with exactly these C signatures.
-        let (new, free, outputs, step) = unsafe {
+        let (new, free, outputs, eval) = unsafe {
             (
                 std::mem::transmute::<*mut c_void, NewFn>(symbol(handle, "rg_new", &lib)?),
                 std::mem::transmute::<*mut c_void, FreeFn>(symbol(handle, "rg_free", &lib)?),
                 std::mem::transmute::<*mut c_void, OutFn>(symbol(handle, "rg_outputs", &lib)?),
-                std::mem::transmute::<*mut c_void, StepFn>(symbol(handle, "rg_step", &lib)?),
+                std::mem::transmute::<*mut c_void, EvalFn>(symbol(handle, "rg_eval", &lib)?),
             )
         };
         let link: Vec<i32> = w
@@ -315,10 +356,12 @@ impl VerilatorEngine {
         let net = unsafe { new(w.nodes() as c_int, link.as_ptr(), ids.as_ptr()) };
         let k = w.nodes() * w.ports;
         let mut e = VerilatorEngine {
-            net,
+            net: Net(net),
+            nodes: w.nodes(),
+            threads: threads(threads_asked, w.nodes()),
             free,
             outputs,
-            step,
+            eval,
             data: vec![0; k],
             flags: vec![0; k],
             credits: vec![0; k],
@@ -337,7 +380,9 @@ impl VerilatorEngine {
         // SAFETY: the buffers hold N P entries, as the shim writes.
         unsafe {
             (self.outputs)(
-                self.net,
+                self.net.0,
+                0,
+                self.nodes as c_int,
                 self.data.as_mut_ptr(),
                 self.flags.as_mut_ptr(),
                 self.credits.as_mut_ptr(),
@@ -370,16 +415,35 @@ impl Engine for VerilatorEngine {
                 | u32::from(f.tail) << 2
                 | u32::from(f.vc) << 3;
         }
-        // SAFETY: the buffers hold N entries, as the shim reads.
-        unsafe {
-            (self.step)(
-                self.net,
-                c_int::from(rst),
-                self.in_data.as_ptr(),
-                self.in_flags.as_ptr(),
-                eject_credit.as_ptr(),
-            )
+        let (eval, net, rst) = (self.eval, self.net, c_int::from(rst));
+        let (ind, inf, inc) = (&self.in_data, &self.in_flags, eject_credit);
+        let (od, of, oc) = (&self.data, &self.flags, &self.credits);
+        let range = |(lo, hi): (usize, usize)| {
+            // SAFETY: the local buffers hold N entries and the sampled
+            // outputs N P, as the shim reads; the range is the caller's
+            // alone for this cycle.
+            unsafe {
+                eval(
+                    net.ptr(),
+                    lo as c_int,
+                    hi as c_int,
+                    rst,
+                    ind.as_ptr(),
+                    inf.as_ptr(),
+                    inc.as_ptr(),
+                    od.as_ptr(),
+                    of.as_ptr(),
+                    oc.as_ptr(),
+                )
+            }
         };
+        let parts = split(self.nodes, self.threads);
+        std::thread::scope(|s| {
+            for &part in &parts[1..] {
+                s.spawn(move || range(part));
+            }
+            range(parts[0]);
+        });
         self.sample();
     }
 }
@@ -387,6 +451,6 @@ impl Engine for VerilatorEngine {
 impl Drop for VerilatorEngine {
     fn drop(&mut self) {
         // SAFETY: `net` came from rg_new and is freed once.
-        unsafe { (self.free)(self.net) };
+        unsafe { (self.free)(self.net.0) };
     }
 }

@@ -65,6 +65,9 @@ pub struct SimConfig {
     pub trace: bool,
     /// Cycle time in ns (a measured Fmax); `None` takes Chien's model.
     pub cycle_ns: Option<f64>,
+    /// Threads the engine evaluates the routers of a cycle on (same
+    /// results for any count).
+    pub threads: usize,
     /// Route with the torus dateline VCs removed (deadlock-prone); for the
     /// watchdog's tests only.
     #[doc(hidden)]
@@ -87,6 +90,7 @@ impl SimConfig {
             watchdog: 1000,
             trace: false,
             cycle_ns: None,
+            threads: 1,
             deadlock_prone_without_dateline_vcs: false,
         }
     }
@@ -158,9 +162,11 @@ impl SimConfig {
 pub fn build_engine(cfg: &SimConfig, kind: EngineKind) -> Result<Box<dyn Engine>> {
     let table = cfg.table()?;
     match kind {
-        EngineKind::Rust => engine_rust::new(&cfg.spec, table),
+        EngineKind::Rust => engine_rust::new(&cfg.spec, table, cfg.threads),
         EngineKind::Verilator => Ok(Box::new(engine_verilator::VerilatorEngine::new(
-            &cfg.spec, &table,
+            &cfg.spec,
+            &table,
+            cfg.threads,
         )?)),
     }
 }

@@ -41,6 +41,23 @@ pub trait Engine {
     fn step(&mut self, rst: bool, inject: &[Flit], eject_credit: &[u32]);
 }
 
+/// Threads an engine evaluates the `nodes` routers of a cycle on, for
+/// `asked` (the `--threads` option): at least 1, at most one per router.
+/// Every router of a cycle reads its link inputs from the outputs sampled
+/// before the cycle, so the result does not depend on the count.
+pub fn threads(asked: usize, nodes: usize) -> usize {
+    asked.min(nodes).max(1)
+}
+
+/// `0..n` in `parts` contiguous ranges `(lo, hi)` of sizes differing by at
+/// most one (`parts` at least 1).
+pub fn split(n: usize, parts: usize) -> Vec<(usize, usize)> {
+    let parts = parts.max(1);
+    (0..parts)
+        .map(|i| (n * i / parts, n * (i + 1) / parts))
+        .collect()
+}
+
 /// Which port of which router each link port is wired to.
 #[derive(Debug, Clone)]
 pub struct Wiring {

@@ -49,25 +49,50 @@ fn run_on(c: &SimConfig, kind: EngineKind) -> Run {
     run(c, e.as_mut(), &Control::default()).unwrap()
 }
 
+/// The first delivered flit where two traces differ, as a message.
+fn trace_diff(a: &[TraceEntry], b: &[TraceEntry], names: (&str, &str)) -> Option<String> {
+    let i = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i))?;
+    Some(format!(
+        "traces differ from delivered flit {i}: {} {:?}, {} {:?}",
+        names.0,
+        &a[i.min(a.len())..(i + 4).min(a.len())],
+        names.1,
+        &b[i.min(b.len())..(i + 4).min(b.len())]
+    ))
+}
+
 #[test]
 fn engines_agree_flit_by_flit_on_a_mesh() {
+    // Also on several threads: the Verilator engine on 3 (ranges of 5, 5
+    // and 6 routers), the rust-hdl engine on 1 and 2.
     let s = spec_on(Algorithm::DimensionOrder, Topology::Mesh, 2, 4, 1);
     let c = SimConfig {
         trace: true,
         ..cfg(s, 0.5)
     };
     let t0 = Instant::now();
-    let v = run_on(&c, EngineKind::Verilator);
+    let v = run_on(
+        &SimConfig {
+            threads: 3,
+            ..c.clone()
+        },
+        EngineKind::Verilator,
+    );
     eprintln!("verilator: {:.2} s", t0.elapsed().as_secs_f64());
     let r = run_on(&c, EngineKind::Rust);
+    let r2 = run_on(
+        &SimConfig {
+            threads: 2,
+            ..c.clone()
+        },
+        EngineKind::Rust,
+    );
     assert!(v.trace.len() > 1000, "{} flits", v.trace.len());
-    assert_eq!(v.trace.len(), r.trace.len());
-    if let Some(i) = (0..v.trace.len()).find(|&i| v.trace[i] != r.trace[i]) {
-        panic!(
-            "traces differ from delivered flit {i}: verilator {:?}, rust {:?}",
-            &v.trace[i..(i + 4).min(v.trace.len())],
-            &r.trace[i..(i + 4).min(r.trace.len())]
-        );
+    if let Some(e) = trace_diff(&v.trace, &r.trace, ("verilator", "rust")) {
+        panic!("{e}");
+    }
+    if let Some(e) = trace_diff(&r2.trace, &r.trace, ("rust on 2 threads", "rust on 1")) {
+        panic!("{e}");
     }
 }
 
