@@ -172,7 +172,7 @@ use rust_hdl::prelude::*;
 use crate::algo::{Knobs, Network, Relation};
 use crate::blocks::address_decoder::{DecoderShape, HeaderUpdate};
 use crate::blocks::cosim::{each, InputSignal};
-use crate::blocks::flow_control::{COUNT_BITS, MAX_DEPTH};
+use crate::blocks::flow_control::{mask_for, COUNT_BITS, MAX_DEPTH};
 use crate::blocks::{
     rename_top, signals, AddressDecoder, Crossbar, FlowControlUnit, HwBlock, LookaheadMux,
     RoutingArbiter,
@@ -442,6 +442,11 @@ pub struct Router<const W: usize> {
     /// (on/off); the other is empty.
     busy: Vec<DFF<Bit>>,
     credits: Vec<DFF<Count>>,
+    /// Credit flow control, per output VC: its count is not zero, kept in
+    /// a flip-flop of its own (set from the count's next value) so that
+    /// switch allocation, the router's critical path, starts from a
+    /// flip-flop instead of a comparison.
+    has_credit: Vec<DFF<Bit>>,
     on: Vec<DFF<Bit>>,
     /// Per input port: round-robin pointers of the VC chosen for routing
     /// and for the switch.
@@ -568,6 +573,7 @@ impl<const W: usize> Router<W> {
             rvc: dffs(pv),
             busy: dffs(pv),
             credits: dffs(if onoff { 0 } else { pv }),
+            has_credit: dffs(if onoff { 0 } else { pv }),
             on: dffs(if onoff { pv } else { 0 }),
             rptr: dffs(p),
             sptr: dffs(p),
@@ -638,6 +644,9 @@ impl<const W: usize> Logic for Router<W> {
             self.busy[i].clock.next = clk;
         }
         for r in self.credits.iter_mut() {
+            r.clock.next = clk;
+        }
+        for r in self.has_credit.iter_mut() {
             r.clock.next = clk;
         }
         for r in self.on.iter_mut() {
@@ -816,11 +825,18 @@ impl<const W: usize> Logic for Router<W> {
                     let i = q * v + c;
                     let o = self.rport[i].q.val().index();
                     let vc = self.rvc[i].q.val().index();
+                    let sendable = |k: usize| {
+                        if self._onoff {
+                            self.on[k].q.val()
+                        } else {
+                            self.has_credit[k].q.val()
+                        }
+                    };
                     self.fcu[i].out_valid.val()
                         && self.routed[i].q.val()
                         && o < p
                         && vc < v
-                        && credit[o * v + vc] != 0
+                        && sendable(o * v + vc)
                 })
                 .collect();
             ssel[q] = round_robin(self.sptr[q].q.val().index(), &ready);
@@ -982,7 +998,11 @@ impl<const W: usize> Logic for Router<W> {
                 if rst {
                     next = Count::from(self._depth as u64);
                 }
+                // The count is 0 to D: the bits above stay constant and
+                // synthesis drops them.
+                let next = next & Count::from(mask_for(self._depth) as u64);
                 self.credits[k].d.next = next;
+                self.has_credit[k].d.next = next != Count::from(0u64);
             }
         }
     }
@@ -1012,6 +1032,7 @@ impl<const W: usize> Logic for Router<W> {
             self.rvc[i].d.connect();
         }
         connect_dffs(&mut self.credits);
+        connect_dffs(&mut self.has_credit);
         connect_dffs(&mut self.on);
         connect_dffs(&mut self.rla);
         for d in self.dec.iter_mut().chain(self.ladec.iter_mut()) {
@@ -1164,9 +1185,15 @@ impl<const W: usize> Router<W> {
             line(format!("    fcu${i}$clock = clock; fcu${i}$rst = rst;"));
             line(format!(
                 "    routed${i}$clock = clock; rport${i}$clock = clock; rvc${i}$clock = clock; \
-                 busy${i}$clock = clock; {}${i}$clock = clock;",
-                if self._onoff { "on" } else { "credits" }
+                 busy${i}$clock = clock;"
             ));
+            if self._onoff {
+                line(format!("    on${i}$clock = clock;"));
+            } else {
+                line(format!(
+                    "    credits${i}$clock = clock; has_credit${i}$clock = clock;"
+                ));
+            }
         }
         for q in 0..p {
             line(format!(
@@ -1437,10 +1464,7 @@ impl<const W: usize> Router<W> {
                 if self._onoff {
                     line(format!("    cnz[{}] = on${k}$q;", (o << vb) + c));
                 } else {
-                    line(format!(
-                        "    cnz[{}] = credits${k}$q != {cb}'d0;",
-                        (o << vb) + c
-                    ));
+                    line(format!("    cnz[{}] = has_credit${k}$q;", (o << vb) + c));
                 }
             }
         }
@@ -1603,13 +1627,16 @@ impl<const W: usize> Router<W> {
                 }
                 line(format!(
                     "    if (rst) credits${k}$d = {cb}'d{}; \
-                     else credits${k}$d = credits${k}$q - {{{}'d0, {sent}}} \
-                     + {{{}'d0, out_credit${k} & ((credits${k}$q != {cb}'d{}) | {sent})}};",
+                     else credits${k}$d = (credits${k}$q - {{{}'d0, {sent}}} \
+                     + {{{}'d0, out_credit${k} & ((credits${k}$q != {cb}'d{}) | {sent})}}) \
+                     & {cb}'d{};",
                     self._depth,
                     cb - 1,
                     cb - 1,
-                    self._depth
+                    self._depth,
+                    mask_for(self._depth)
                 ));
+                line(format!("    has_credit${k}$d = credits${k}$d != {cb}'d0;"));
             }
         }
         if let Some(es) = &self._es {

@@ -127,7 +127,7 @@ pub struct BlockInfo {
 }
 
 /// The router's block instances by name (src/router: `fcu`, `dec`,
-/// `ladec`, `valloc`, `lamux`, `salloc`, `xbar`, `credits`, `on`, `busy`,
+/// `ladec`, `valloc`, `lamux`, `salloc`, `xbar`, `credits`, `has_credit`, `on`, `busy`,
 /// `routed`, `rport`, `rvc`, `rla`); other names are shown as they are. Chien's VC controller
 /// (Figure 1: it multiplexes the VCs onto the physical channel) is here the
 /// switch allocator with the output VCs' credit counters and held flags.
@@ -156,6 +156,10 @@ pub fn block_info(stem: &str) -> BlockInfo {
             "VC controller: output VC on/off levels",
             Some(Module::VcController),
         ),
+        "has_credit" => (
+            "VC controller: output VC has a credit",
+            Some(Module::VcController),
+        ),
         "busy" => (
             "VC controller: output VC held by a packet",
             Some(Module::VcController),
@@ -176,8 +180,22 @@ pub fn block_info(stem: &str) -> BlockInfo {
 
 fn block_rank(stem: &str) -> usize {
     [
-        "fcu", "dec", "ladec", "valloc", "lamux", "sel", "xbar", "salloc", "credits", "on", "busy",
-        "routed", "rport", "rvc", "rla",
+        "fcu",
+        "dec",
+        "ladec",
+        "valloc",
+        "lamux",
+        "sel",
+        "xbar",
+        "salloc",
+        "credits",
+        "has_credit",
+        "on",
+        "busy",
+        "routed",
+        "rport",
+        "rvc",
+        "rla",
     ]
     .iter()
     .position(|s| *s == stem)
