@@ -20,6 +20,7 @@ use std::fmt::Write as _;
 use crate::algo::{Dir, Hop, Input, Network, NodeId, Port, Relation};
 use crate::blocks::cosim::SplitMix64;
 use crate::error::Result;
+use crate::router::lookahead::field_at;
 use crate::spec::{bits_for, Addressing, Algorithm, RouterSpec, Topology};
 
 /// Packets per input VC, covering ones included.
@@ -136,13 +137,6 @@ pub fn address_fields(spec: &RouterSpec, net: &Network, at: NodeId, dest: NodeId
         bits |= (field as u64 & mask) << (d as u32 * f);
     }
     bits
-}
-
-/// The look-ahead field for a router at `at` reached through `arrived`
-/// (docs/interface.md "Head flit": a bit per port it may use, and on a
-/// torus the dateline bits).
-fn lookahead_field(rel: &Relation, at: NodeId, arrived: Input, dest: NodeId) -> u64 {
-    crate::router::lookahead::field_at(rel, at, arrived, dest)
 }
 
 /// The stimulus for `spec`'s router, seeded from its name so that the same
@@ -270,7 +264,7 @@ pub fn build_against(spec: &RouterSpec, checker: Algorithm) -> Result<Stimulus> 
             };
             let mut head = address_fields(spec, &net, node, dest);
             if spec.lookahead {
-                head |= lookahead_field(&rel, node, input, dest) << address_bits;
+                head |= field_at(&rel, node, input, dest) << address_bits;
             }
             head |= tag << header_bits;
             head |= random(&mut rng, header_bits + tag_bits);
@@ -353,7 +347,7 @@ fn head_after(
         let lmask = ((1u64 << bits) - 1) << address_bits;
         // The next router's permitted ports, over the VCs the hop may take.
         let ports = (0..rel.vcs).fold(0, |acc, vc| {
-            acc | lookahead_field(rel, next, Input { port, vc }, dest)
+            acc | field_at(rel, next, Input { port, vc }, dest)
         });
         out = (out & !lmask) | (ports << address_bits);
     }

@@ -46,7 +46,7 @@ use super::tables::CompiledTable;
 pub struct LookaheadTable {
     pub ports: usize,
     pub vcs: usize,
-    /// Bits of the field ([`field_bits`]).
+    /// Bits of the field (`spec::lookahead_field_bits`).
     pub field_bits: usize,
     /// Field -> permitted output VCs, sorted by field (`Row::key`).
     pub rows: Vec<Row>,
@@ -65,12 +65,6 @@ impl LookaheadTable {
             .ok()
             .map(|i| &self.rows[i])
     }
-}
-
-/// Bits of the look-ahead field of a router with `ports` ports on
-/// `topology` (`spec::lookahead_field_bits`).
-pub fn field_bits(topology: Topology, ports: usize) -> usize {
-    crate::spec::lookahead_field_bits(topology, ports as u32) as usize
 }
 
 /// The field a head flit for `dest` carries into `node` (docs/interface.md,
@@ -98,7 +92,7 @@ pub fn compile(rel: &Relation, table: &CompiledTable) -> Result<LookaheadTable> 
     let net = &rel.net;
     let (p, v) = (table.ports(), table.vcs());
     let pv = p * v;
-    let bits = field_bits(table.shape.topology, p);
+    let bits = crate::spec::lookahead_field_bits(table.shape.topology, p as u32) as usize;
     if bits > super::LA_BITS {
         return Err(Error::invalid(format!(
             "router generation does not support look-ahead with {p} ports on a {}: the \

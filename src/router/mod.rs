@@ -465,7 +465,7 @@ pub struct Router<const W: usize> {
     _next: Vec<NextNode>,
     /// Bits of the address fields: the look-ahead field starts here.
     _ab: usize,
-    /// Bits of the look-ahead field (`lookahead::field_bits`; 0 without).
+    /// Bits of the look-ahead field (`spec::lookahead_field_bits`; 0 without).
     _fb: usize,
 }
 
