@@ -13,7 +13,7 @@ use crate::algo::{check, tables, Network, Relation};
 use crate::emit;
 use crate::error::{Error, Result};
 use crate::model::{self, CostReport, ModelInput, Technology};
-use crate::router;
+use crate::router::{self, tables::TableKind};
 use crate::spec::RouterSpec;
 
 /// The file that marks a directory as routergen's own (and regenerates it).
@@ -40,19 +40,33 @@ struct JsonReport<'a> {
     routing_table: Option<JsonTable>,
 }
 
-/// The router's economical-storage table: `entries[e]` for entry
-/// e = sum_d s_d 3^d (s_d: 0 equal, 1 greater, 2 smaller), each the ports
-/// (`mask`, bit p = port p, as `cfg_mask`) and VC class (`cfg_class`);
-/// `classes[c][p]`: the VCs (bit v) class c permits on port p.
+/// The router's routing table (docs/interface.md): `kind` (economical,
+/// full, meta); `entries[e]` (economical: entry e = sum_d s_d 3^d, s_d: 0
+/// equal, 1 greater, 2 smaller; full: destination node e; meta: the own
+/// cluster's nodes, then the clusters), each what it is the index of, the
+/// ports (`mask`, bit p = port p, as `cfg_mask`) and VC class
+/// (`cfg_class`); full and meta: the contents at node 0 (`by_node` holds
+/// every node's, keyed by node_id); `classes[c][p]`: the VCs (bit v) class
+/// c permits on port p.
 #[derive(Serialize)]
 struct JsonTable {
+    kind: String,
     entries: Vec<JsonEntry>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    by_node: Vec<JsonNode>,
     classes: Vec<Vec<u32>>,
 }
 
 #[derive(Serialize)]
+struct JsonNode {
+    node_id: u64,
+    masks: Vec<u32>,
+    classes: Vec<u8>,
+}
+
+#[derive(Serialize)]
 struct JsonEntry {
-    signs: String,
+    index_of: String,
     mask: u32,
     class: u8,
 }
@@ -92,12 +106,22 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
         rtl: rtl.as_ref().map(|_| rtl_path.clone()),
         rtl_missing: rtl_missing.clone(),
         routing_table: es.as_ref().map(|t| JsonTable {
+            kind: spec.table.to_string(),
+            by_node: t
+                .by_node
+                .iter()
+                .map(|(id, en)| JsonNode {
+                    node_id: *id,
+                    masks: en.iter().map(|x| x.mask).collect(),
+                    classes: en.iter().map(|x| x.class).collect(),
+                })
+                .collect(),
             entries: t
                 .entries
                 .iter()
                 .enumerate()
                 .map(|(e, x)| JsonEntry {
-                    signs: t.signs_text(e),
+                    index_of: t.entry_name(e),
                     mask: x.mask,
                     class: x.class,
                 })
@@ -129,14 +153,41 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
         Some(why) => format!("\n## RTL\n\nNot generated: {why}\n"),
     });
     if let Some(t) = &es {
+        let (what, loads) = match t.kind {
+            TableKind::Economical => (
+                "The economical-storage table (LAPSES §5.2.1)".to_string(),
+                "the same at every node",
+            ),
+            TableKind::Full => (
+                format!(
+                    "The full table (LAPSES §5, Table 5: {} entries, one per destination)",
+                    t.entries.len()
+                ),
+                "those of its `node_id`; below, node 0's (report.json `by_node` holds \
+                 every node's)",
+            ),
+            TableKind::Meta { .. } => (
+                format!(
+                    "The two-level meta table (LAPSES §5.1.1: {} entries)",
+                    t.entries.len()
+                ),
+                "those of its `node_id`; below, node 0's (report.json `by_node` holds \
+                 every node's)",
+            ),
+        };
         md.push_str(&format!(
-            "\n## Routing table\n\nThe economical-storage table (LAPSES §5.2.1) the router \
-             loads at reset, computed from the routing relation; the `cfg_*` port \
-             (docs/interface.md) rewrites an entry: `cfg_addr` = entry, `cfg_mask` = \
-             ports (bit p = port p), `cfg_class` = VC class ({} bits). A VC class names, \
-             per port, the VCs an entry of that class permits there (fixed when the router \
-             is generated; a class number past the list permits nothing).\n\n{}",
-            t.class_bits(),
+            "\n## Routing table\n\n{what} the router loads at reset, computed from the \
+             routing relation: {loads}. Size: {} entries of {} port bits and a {}-bit VC \
+             class, {} flip-flops. The `cfg_*` port (docs/interface.md) rewrites an entry: \
+             `cfg_addr` = entry ({} bits), `cfg_mask` = ports (bit p = port p), \
+             `cfg_class` = VC class. A VC class names, per port, the VCs an entry of that \
+             class permits there (fixed when the router is generated; a class number past \
+             the list permits nothing).\n\n{}",
+            t.entries.len(),
+            t.ports,
+            crate::router::CLASS_BITS,
+            t.entries.len() * (t.ports + crate::router::CLASS_BITS),
+            t.addr_bits(),
             t.to_markdown()
         ));
     }

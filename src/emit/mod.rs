@@ -128,7 +128,7 @@ pub fn files(spec: &RouterSpec, rtl: &str) -> Result<Vec<(PathBuf, String)>> {
     if let Some(id) = &node_id {
         expected.insert(2, id.clone());
     }
-    if spec.table == crate::spec::TableStorage::Economical {
+    if spec.table != crate::spec::TableStorage::None {
         let at = 2 + usize::from(node_id.is_some());
         for (i, name) in ["cfg_we", "cfg_addr", "cfg_mask", "cfg_class"]
             .iter()

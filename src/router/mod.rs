@@ -220,10 +220,11 @@ fn unsupported(what: String) -> Error {
         "router generation does not support {what} yet (supported: meshes, tori and \
          hypercubes of at most {MAX_ROUTER_NODES} nodes with every algorithm, relative or \
          absolute addressing, credit or on/off flow control, look-ahead (on tori up to 8 \
-         ports), no routing table or an \
-         economical-storage one, flit \
+         ports), no routing table, an economical-storage one or a full one of at most \
+         {} entries, flit \
          widths 16, 32 and 64, at most 16 ports, 16 virtual channels and {MAX_DEPTH}-flit \
-         buffers)"
+         buffers)",
+        tables::MAX_FULL_ENTRIES
     ))
 }
 
@@ -256,10 +257,10 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
             spec.buffer_depth
         )));
     }
-    if matches!(spec.table, TableStorage::Full | TableStorage::Meta) {
+    if spec.table == TableStorage::Meta {
         return Err(unsupported(format!(
-            "the {} routing table (the router holds an economical-storage table, \
-             --table economical, or none)",
+            "the {} routing table (the router holds an economical-storage or a full \
+             table, or none)",
             spec.table
         )));
     }
@@ -315,8 +316,10 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
         )));
     }
     let mut table = tables::compile(&rel, spec.addressing)?;
-    if spec.table == TableStorage::Economical {
-        table.es = Some(tables::economical(&table)?);
+    match spec.table {
+        TableStorage::Economical => table.es = Some(tables::economical(&table)?),
+        TableStorage::Full => table.es = Some(tables::full(&rel, &table)?),
+        _ => {}
     }
     if spec.lookahead {
         table.la = Some(lookahead::for_table(&rel, &table)?);
@@ -495,6 +498,11 @@ impl<const W: usize> Router<W> {
         }
         let es = table.es.clone();
         let entries = es.as_ref().map_or(0, |t| t.entries.len());
+        // Full and meta tables: the glue compares the head's address with
+        // each entry's destination or cluster (no address decoder).
+        let word_in_glue = es
+            .as_ref()
+            .is_some_and(|t| t.kind != tables::TableKind::Economical);
         // With a table, the decoder only drives the word line of the
         // entry its sign vector selects (LAPSES §5.2.1: node-id register
         // and comparators); the table registers give the outputs.
@@ -555,7 +563,13 @@ impl<const W: usize> Router<W> {
                     }
                 })
                 .collect(),
-            dec: (0..if la.is_some() { 1 } else { p })
+            dec: (0..if la.is_some() {
+                1
+            } else if word_in_glue {
+                0
+            } else {
+                p
+            })
                 .map(|_| decoder())
                 .collect(),
             ladec: (0..nla)
@@ -741,8 +755,12 @@ impl<const W: usize> Logic for Router<W> {
                         }
                         (None, _) => self.dec[q].cand[k].val(),
                         (Some(es), _) => (0..es.entries.len()).any(|e| {
-                            self.dec[q].cand[e].val()
-                                && self.tmask[e * p + k / v].q.val()
+                            (if es.kind == tables::TableKind::Economical {
+                                self.dec[q].cand[e].val()
+                            } else {
+                                rsel[q].is_some()
+                                    && es.selects(e, shown[q].to_u64(), self.node_id.val().to_u64())
+                            }) && self.tmask[e * p + k / v].q.val()
                                 && es.class_permits(self.tclass[e].q.val().index(), k / v, k % v)
                         }),
                     })
@@ -946,8 +964,13 @@ impl<const W: usize> Logic for Router<W> {
             self.sptr[q].d.next = step(self.sptr[q].q.val());
         }
         if let Some(es) = &self._es {
-            // Table programming; reset loads the relation's contents.
-            for (e, init) in es.entries.iter().enumerate() {
+            // Table programming; reset loads the relation's contents (of
+            // the router's node_id for the full and meta tables).
+            for (e, init) in es
+                .reset_entries(self.node_id.val().to_u64())
+                .iter()
+                .enumerate()
+            {
                 let write = self.cfg_we.val() && self.cfg_addr.val().index() == e;
                 self.tclass[e].d.next = if rst {
                     ClassId::from(u64::from(init.class))
@@ -1348,8 +1371,19 @@ impl<const W: usize> Router<W> {
                     ));
                 }
                 for q in 0..p {
-                    let lines: Vec<String> =
-                        (0..ne).rev().map(|e| format!("dec${q}$cand${e}")).collect();
+                    let lines: Vec<String> = (0..ne)
+                        .rev()
+                        .map(|e| {
+                            if es.kind == tables::TableKind::Economical {
+                                format!("dec${q}$cand${e}")
+                            } else {
+                                format!(
+                                    "(rany${q} & {})",
+                                    es.selects_verilog(e, &format!("shown${q}"), "node_id")
+                                )
+                            }
+                        })
+                        .collect();
                     line(format!(
                         "wire [{}:0] word${q} = {{{}}};",
                         ne - 1,
@@ -1641,24 +1675,67 @@ impl<const W: usize> Router<W> {
         }
         if let Some(es) = &self._es {
             let ab = crate::blocks::es_table::ADDR_BITS;
+            let by_node = es.kind != tables::TableKind::Economical;
             for (e, init) in es.entries.iter().enumerate() {
                 let write = format!("(cfg_we & (cfg_addr == {ab}'d{e}))");
+                let class = if by_node {
+                    format!("iclass${e}")
+                } else {
+                    format!("{}'d{}", CLASS_BITS, init.class)
+                };
                 line(format!(
-                    "    if (rst) tclass${e}$d = {}'d{}; else if {write} tclass${e}$d = cfg_class; \
-                     else tclass${e}$d = tclass${e}$q;",
-                    CLASS_BITS, init.class
+                    "    if (rst) tclass${e}$d = {class}; else if {write} tclass${e}$d = cfg_class; \
+                     else tclass${e}$d = tclass${e}$q;"
                 ));
                 for o in 0..p {
                     let j = e * p + o;
+                    let bit = if by_node {
+                        format!("imask${e}[{o}]")
+                    } else {
+                        format!("1'b{}", (init.mask >> o) & 1)
+                    };
                     line(format!(
-                        "    if (rst) tmask${j}$d = 1'b{}; else if {write} tmask${j}$d = cfg_mask${o}; \
-                         else tmask${j}$d = tmask${j}$q;",
-                        (init.mask >> o) & 1
+                        "    if (rst) tmask${j}$d = {bit}; else if {write} tmask${j}$d = cfg_mask${o}; \
+                         else tmask${j}$d = tmask${j}$q;"
                     ));
                 }
             }
         }
         line("end".into());
+        if let Some(es) = self._es.as_ref().filter(|t| !t.by_node.is_empty()) {
+            // The reset contents of the router's node: a ROM node_id ->
+            // entries (a node_id of no node loads nothing permitted).
+            for e in 0..es.entries.len() {
+                line(format!(
+                    "reg [{}:0] imask${e}; reg [{}:0] iclass${e};",
+                    p - 1,
+                    CLASS_BITS - 1
+                ));
+            }
+            line("always @(*) begin".into());
+            for e in 0..es.entries.len() {
+                line(format!(
+                    "    imask${e} = {p}'h0; iclass${e} = {CLASS_BITS}'d0;"
+                ));
+            }
+            line("    case (node_id)".into());
+            for (id, entries) in &es.by_node {
+                let sets: Vec<String> = entries
+                    .iter()
+                    .enumerate()
+                    .map(|(e, x)| {
+                        format!(
+                            "imask${e} = {p}'h{:x}; iclass${e} = {CLASS_BITS}'d{};",
+                            x.mask, x.class
+                        )
+                    })
+                    .collect();
+                line(format!("        {W}'h{id:x}: begin {} end", sets.join(" ")));
+            }
+            line("        default: ;".into());
+            line("    endcase".into());
+            line("end".into());
+        }
         let _ = writeln!(s);
         s
     }
@@ -1704,8 +1781,20 @@ impl<const W: usize> HwBlock for Router<W> {
         if name.starts_with("in_vc") {
             Some(self._v as u64)
         } else if name == "cfg_addr" {
-            // Mostly real entries, sometimes one past the table.
-            Some(self._es.as_ref().map_or(1, |t| t.entries.len() as u64 + 1))
+            // Mostly real entries, sometimes one past the table (where the
+            // top module's cfg_addr can name one).
+            Some(
+                self._es
+                    .as_ref()
+                    .map_or(1, |t| (t.entries.len() as u64 + 1).min(1 << t.addr_bits())),
+            )
+        } else if name == "node_id" {
+            // Full and meta tables load their node's contents at reset:
+            // node ids of real nodes, mostly (radix 2^m: all of them).
+            self._es
+                .as_ref()
+                .filter(|t| !t.by_node.is_empty())
+                .map(|t| 1 << (t.dims * t.coord_bits))
         } else if name == "cfg_class" {
             // The top module's cfg_class is this wide.
             Some(self._es.as_ref().map_or(1, |t| 1 << t.class_bits()))

@@ -314,21 +314,49 @@ pub const MAX_ES_DIMS: usize = 4;
 /// Largest number of VC classes (the router's 4-bit class registers).
 pub const MAX_CLASSES: usize = 16;
 
-/// The economical-storage table of a router (LAPSES §5.2.1): 3^n entries,
-/// entry e = sum_d s_d 3^d with s_d = 0 (destination coordinate equal to
-/// the router's), 1 (greater), 2 (smaller); each entry a set of output
-/// ports and a VC class. LAPSES gives an entry output ports only; the
-/// relations here also name VCs (escape and adaptive channels, planes), so
-/// an entry also holds a class, and class c permits, on each port o, the
-/// VCs of `classes[c][o]`. The classes are fixed when the router is
-/// generated; entries are programmable.
+/// Which table a router holds (LAPSES §5, Table 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableKind {
+    /// Economical storage (§5.2.1): 3^n entries indexed by the sign vector.
+    Economical,
+    /// Full table (§5): one entry per destination, entry = destination
+    /// node index (sum_d x_d k^d).
+    Full,
+    /// Two-level meta table (§5.1.1, §5.2.2): entries 0 .. k^s - 1 for the
+    /// nodes of the router's own cluster (entry = the destination's index
+    /// over the lower s dimensions), then one per cluster (entry k^s + the
+    /// destination's index over the upper n - s dimensions).
+    Meta { sub_dims: usize },
+}
+
+/// A router's programmable routing table (LAPSES §5): entries, each a set
+/// of output ports and a VC class. LAPSES gives an entry output ports
+/// only; the relations here also name VCs (escape and adaptive channels,
+/// planes, torus dateline classes), so an entry also holds a class, and
+/// class c permits, on each port o, the VCs of `classes[c][o]`. The classes
+/// are fixed when the router is generated; entries are programmable.
+///
+/// The economical-storage table (§5.2.1): 3^n entries, entry e = sum_d s_d
+/// 3^d with s_d = 0 (destination coordinate equal to the router's), 1
+/// (greater), 2 (smaller); its contents are the same at every node. The
+/// full and meta tables' contents depend on the node: reset loads those of
+/// the router's `node_id` (`by_node`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EsContents {
+    pub kind: TableKind,
     pub dims: usize,
     pub ports: usize,
     pub vcs: usize,
-    /// Reset contents, entry by entry.
+    /// k, and the bits of one coordinate (of `node_id` and of an absolute
+    /// address field).
+    pub radix: u32,
+    pub coord_bits: usize,
+    /// Reset contents, entry by entry (full and meta tables: those of
+    /// node 0).
     pub entries: Vec<Entry>,
+    /// Full and meta tables: per node, its `node_id` value and its reset
+    /// contents; empty for the economical-storage table.
+    pub by_node: Vec<(u64, Vec<Entry>)>,
     /// Per VC class, per port: the VCs permitted (bit v).
     pub classes: Vec<Vec<u32>>,
 }
@@ -339,7 +367,7 @@ impl EsContents {
         crate::spec::bits_for(self.classes.len().max(2) as u32 - 1)
     }
 
-    /// Bits of `cfg_addr`: enough for entry 3^n - 1.
+    /// Bits of `cfg_addr`: enough for the last entry.
     pub fn addr_bits(&self) -> u32 {
         crate::spec::bits_for(self.entries.len() as u32 - 1)
     }
@@ -382,6 +410,116 @@ impl EsContents {
             .collect()
     }
 
+    /// Full and meta tables: the coordinates of entry `e`'s index over
+    /// dimensions `dims` (dimension `dims.start` first).
+    fn index_coords(&self, mut e: usize, dims: std::ops::Range<usize>) -> Vec<u64> {
+        let k = self.radix as usize;
+        dims.map(|_| {
+            let c = e % k;
+            e /= k;
+            c as u64
+        })
+        .collect()
+    }
+
+    /// Full and meta tables: the dimensions entry `e` names coordinates of,
+    /// its coordinates there, and whether it is selected only for the
+    /// router's own cluster (`Some(true)`), only for other clusters
+    /// (`Some(false)`) or for every destination (`None`, full table).
+    pub fn entry_match(&self, e: usize) -> (std::ops::Range<usize>, Vec<u64>, Option<bool>) {
+        match self.kind {
+            TableKind::Economical | TableKind::Full => {
+                (0..self.dims, self.index_coords(e, 0..self.dims), None)
+            }
+            TableKind::Meta { sub_dims } => {
+                let per = (self.radix as usize).pow(sub_dims as u32);
+                if e < per {
+                    (0..sub_dims, self.index_coords(e, 0..sub_dims), Some(true))
+                } else {
+                    let r = sub_dims..self.dims;
+                    (r.clone(), self.index_coords(e - per, r), Some(false))
+                }
+            }
+        }
+    }
+
+    /// Coordinate `d` of a head flit's absolute address or of a `node_id`
+    /// (docs/interface.md: `coord_bits` per dimension, dimension 0 low).
+    pub fn coord(&self, value: u64, d: usize) -> u64 {
+        (value >> (self.coord_bits * d)) & ((1 << self.coord_bits) - 1)
+    }
+
+    /// Full and meta tables: whether a head flit with absolute address
+    /// `address` at the router with `node_id` selects entry `e` (the word
+    /// line of e; LAPSES §5.1.1: the destination's cluster id against the
+    /// router's, then the sub-cluster id or the cluster id).
+    pub fn selects(&self, e: usize, address: u64, node_id: u64) -> bool {
+        let (dims, coords, own) = self.entry_match(e);
+        let same = |d: usize| self.coord(address, d) == self.coord(node_id, d);
+        let own_cluster = match self.kind {
+            TableKind::Meta { sub_dims } => (sub_dims..self.dims).all(same),
+            _ => true,
+        };
+        own.map_or(true, |o| o == own_cluster)
+            && dims.zip(coords).all(|(d, c)| self.coord(address, d) == c)
+    }
+
+    /// [`Self::selects`] as a Verilog expression over the head flit `hdr`
+    /// and `node_id` `node` (both vectors of at least n coordinates).
+    pub fn selects_verilog(&self, e: usize, hdr: &str, node: &str) -> String {
+        let cb = self.coord_bits;
+        let field = |x: &str, d: usize| format!("{x}[{}:{}]", cb * d + cb - 1, cb * d);
+        let (dims, coords, own) = self.entry_match(e);
+        let mut terms: Vec<String> = Vec::new();
+        if let (Some(o), TableKind::Meta { sub_dims }) = (own, self.kind) {
+            let (lo, hi) = (cb * sub_dims, cb * self.dims - 1);
+            let eq = format!("({hdr}[{hi}:{lo}] == {node}[{hi}:{lo}])");
+            terms.push(if o { eq } else { format!("~{eq}") });
+        }
+        for (d, c) in dims.zip(coords) {
+            terms.push(format!("({} == {cb}'d{c})", field(hdr, d)));
+        }
+        terms.join(" & ")
+    }
+
+    /// The reset contents of the router with `node_id`: the same at every
+    /// node for the economical-storage table; for the full and meta tables
+    /// those of the node, nothing permitted for a `node_id` of no node.
+    pub fn reset_entries(&self, node_id: u64) -> Vec<Entry> {
+        if self.kind == TableKind::Economical {
+            return self.entries.clone();
+        }
+        self.by_node
+            .iter()
+            .find(|(id, _)| *id == node_id)
+            .map_or_else(
+                || vec![Entry::default(); self.entries.len()],
+                |x| x.1.clone(),
+            )
+    }
+
+    /// What entry `e` stands for: its sign vector (economical), the
+    /// destination's coordinates (full), the sub-cluster node or cluster
+    /// (meta).
+    pub fn entry_name(&self, e: usize) -> String {
+        let coords = |c: &[u64]| {
+            let t: Vec<String> = c.iter().map(|x| x.to_string()).collect();
+            format!("({})", t.join(","))
+        };
+        match self.kind {
+            TableKind::Economical => self.signs_text(e),
+            TableKind::Full => format!("node {}", coords(&self.entry_match(e).1)),
+            TableKind::Meta { sub_dims } => {
+                let (_, c, own) = self.entry_match(e);
+                if own == Some(true) {
+                    format!("own cluster, dims 0..{sub_dims} at {}", coords(&c))
+                } else {
+                    format!("cluster, dims {sub_dims}..{} at {}", self.dims, coords(&c))
+                }
+            }
+        }
+    }
+
     /// The entry's sign vector as `(+,0,-)`.
     pub fn signs_text(&self, e: usize) -> String {
         let signs: Vec<&str> = signs_of(e, self.dims)
@@ -407,7 +545,7 @@ impl EsContents {
                 .collect();
             s.push_str(&format!("| {c} | {} |\n", ports.join("; ")));
         }
-        s.push_str("\n| entry | signs | ports (cfg_mask) | VC class |\n|---|---|---|---|\n");
+        s.push_str("\n| entry | index of | ports (cfg_mask) | VC class |\n|---|---|---|---|\n");
         for (e, en) in self.entries.iter().enumerate() {
             let ports: Vec<String> = (0..self.ports)
                 .filter(|o| (en.mask >> o) & 1 == 1)
@@ -415,7 +553,7 @@ impl EsContents {
                 .collect();
             s.push_str(&format!(
                 "| {e} | {} | {} ({:#x}) | {} |\n",
-                self.signs_text(e),
+                self.entry_name(e),
                 if ports.is_empty() {
                     "none".to_string()
                 } else {
@@ -453,9 +591,8 @@ pub fn economical(table: &CompiledTable) -> Result<EsContents> {
              dimensions (3^{MAX_ES_DIMS} = 81), not {n}"
         )));
     }
-    let mut entries = vec![Entry::default(); 3usize.pow(n as u32)];
     // Per entry: the VCs permitted on each port (0 where the port is not).
-    let mut wanted: Vec<Vec<u32>> = vec![vec![0; p]; entries.len()];
+    let mut wanted: Vec<Vec<u32>> = vec![vec![0; p]; 3usize.pow(n as u32)];
     for r in &table.rows {
         let mut e = 0;
         for d in (0..n).rev() {
@@ -475,18 +612,32 @@ pub fn economical(table: &CompiledTable) -> Result<EsContents> {
             e = 3 * e + s;
         }
         for (o, want) in wanted[e].iter_mut().enumerate() {
-            let vcs: u32 = (0..v)
+            *want = (0..v)
                 .filter(|c| r.permits(o * v + c))
                 .map(|c| 1 << c)
                 .sum();
-            if vcs != 0 {
-                entries[e].mask |= 1 << o;
-            }
-            *want = vcs;
         }
     }
-    // Classes: the first whose VCs agree on every port the entry permits;
-    // a port no entry of a class permits gets every VC.
+    let (entries, classes) = assign_classes(&wanted, p, v)?;
+    Ok(EsContents {
+        kind: TableKind::Economical,
+        dims: n,
+        ports: p,
+        vcs: v,
+        radix: shape.radix,
+        coord_bits: shape.coord_bits,
+        entries,
+        by_node: Vec::new(),
+        classes,
+    })
+}
+
+/// Entries (ports and VC class) holding `wanted` (per entry, per port: the
+/// VCs permitted) and the VC classes they use: each entry takes the first
+/// class whose VCs agree on every port the entry permits; a port no entry
+/// of a class permits gets every VC.
+fn assign_classes(wanted: &[Vec<u32>], p: usize, v: usize) -> Result<(Vec<Entry>, Vec<Vec<u32>>)> {
+    let mut entries = vec![Entry::default(); wanted.len()];
     let mut classes: Vec<Vec<Option<u32>>> = Vec::new();
     for (e, want) in wanted.iter().enumerate() {
         let fits = |c: &Vec<Option<u32>>| {
@@ -501,39 +652,120 @@ pub fn economical(table: &CompiledTable) -> Result<EsContents> {
         };
         for o in (0..p).filter(|&o| want[o] != 0) {
             classes[c][o] = Some(want[o]);
+            entries[e].mask |= 1 << o;
         }
         entries[e].class = c as u8;
     }
     if classes.len() > MAX_CLASSES {
         return Err(Error::invalid(format!(
-            "the relation needs {} VC classes in its economical-storage table (at most \
-             {MAX_CLASSES})",
+            "the relation needs {} VC classes in its routing table (at most {MAX_CLASSES})",
             classes.len()
         )));
     }
     let all = (1u32 << v) - 1;
-    let es = EsContents {
-        dims: n,
-        ports: p,
-        vcs: v,
-        entries,
-        classes: classes
-            .into_iter()
-            .map(|c| c.into_iter().map(|x| x.unwrap_or(all)).collect())
-            .collect(),
-    };
-    // The contents hold exactly the compiled rows.
+    let classes: Vec<Vec<u32>> = classes
+        .into_iter()
+        .map(|c| c.into_iter().map(|x| x.unwrap_or(all)).collect())
+        .collect();
+    // The entries hold exactly what was wanted.
     for (e, want) in wanted.iter().enumerate() {
         for k in 0..p * v {
-            let expect = (want[k / v] >> (k % v)) & 1 == 1;
-            if es.permits(es.entries[e], k) != expect {
+            let (o, c) = (k / v, k % v);
+            let holds = (entries[e].mask >> o) & 1 == 1
+                && (classes[usize::from(entries[e].class)][o] >> c) & 1 == 1;
+            if holds != ((want[o] >> c) & 1 == 1) {
                 return Err(Error::invalid(format!(
-                    "internal: economical-storage entry {e} does not hold its outputs"
+                    "internal: routing-table entry {e} does not hold its outputs"
                 )));
             }
         }
     }
-    Ok(es)
+    Ok((entries, classes))
+}
+
+/// Largest full table the router holds: its reset contents are a ROM of
+/// nodes x entries (node_id -> contents), N^2 entries.
+pub const MAX_FULL_ENTRIES: usize = 64;
+
+/// Largest network whose meta table the router holds (the reset ROM has
+/// N x (k^s + k^(n-s)) entries).
+pub const MAX_META_NODES: usize = 256;
+
+/// Per port, the VCs of `hops` (bit v).
+fn port_vcs(net: &Network, hops: &[crate::algo::Hop], p: usize) -> Vec<u32> {
+    let mut want = vec![0u32; p];
+    for h in hops {
+        want[net.port_index(h.port)] |= 1 << h.vc;
+    }
+    want
+}
+
+/// Node-dependent contents: `wanted[x]` is node x's table; the classes are
+/// shared by every node.
+fn by_node(
+    kind: TableKind,
+    table: &CompiledTable,
+    net: &Network,
+    wanted: Vec<Vec<Vec<u32>>>,
+) -> Result<EsContents> {
+    let shape = &table.shape;
+    let (p, v) = (shape.ports, shape.vcs);
+    let per = wanted[0].len();
+    let flat: Vec<Vec<u32>> = wanted.into_iter().flatten().collect();
+    let (entries, classes) = assign_classes(&flat, p, v)?;
+    let by_node: Vec<(u64, Vec<Entry>)> = entries
+        .chunks(per)
+        .enumerate()
+        .map(|(x, c)| (node_id(shape, net, x as NodeId), c.to_vec()))
+        .collect();
+    if per > 1 << crate::blocks::es_table::ADDR_BITS {
+        return Err(Error::invalid(format!(
+            "the routing table would have {per} entries; the router's cfg_addr register \
+             holds {} bits",
+            crate::blocks::es_table::ADDR_BITS
+        )));
+    }
+    Ok(EsContents {
+        kind,
+        dims: shape.dims,
+        ports: p,
+        vcs: v,
+        radix: shape.radix,
+        coord_bits: shape.coord_bits,
+        entries: by_node[0].1.clone(),
+        by_node,
+        classes,
+    })
+}
+
+/// The full table (LAPSES §5, Table 5): at node x, entry e = destination
+/// node e, the outputs the relation permits there. `compile` has proved
+/// that they do not depend on the input (every input, every VC), so one
+/// entry per destination holds the relation exactly, a torus's dateline
+/// class included (a node's entry for a destination fixes both).
+pub fn full(rel: &Relation, table: &CompiledTable) -> Result<EsContents> {
+    let net = &rel.net;
+    let nodes = net.nodes() as usize;
+    if nodes > MAX_FULL_ENTRIES {
+        return Err(Error::invalid(format!(
+            "the full routing table has one entry per node, {nodes} here; the router holds \
+             at most {MAX_FULL_ENTRIES} (its reset contents are a ROM of nodes x entries, \
+             {nodes} x {nodes} here): use --table meta or none"
+        )));
+    }
+    let p = table.shape.ports;
+    let mut buf = Vec::new();
+    let wanted = (0..nodes as NodeId)
+        .map(|x| {
+            (0..nodes as NodeId)
+                .map(|e| {
+                    rel.route(x, Input::INJECTED, e, &mut buf);
+                    port_vcs(net, &buf, p)
+                })
+                .collect()
+        })
+        .collect();
+    by_node(TableKind::Full, table, net, wanted)
 }
 
 #[cfg(test)]

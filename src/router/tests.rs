@@ -62,6 +62,14 @@ fn economical(s: RouterSpec) -> RouterSpec {
     }
 }
 
+/// `s` with the full routing table (absolute addressing).
+fn full_table(s: RouterSpec) -> RouterSpec {
+    RouterSpec {
+        table: TableStorage::Full,
+        ..absolute(s)
+    }
+}
+
 /// `s` with look-ahead routing and `w`-bit flits.
 fn lookahead(s: RouterSpec, w: u32) -> RouterSpec {
     RouterSpec {
@@ -996,6 +1004,42 @@ fn scoreboard_economical_storage_table() {
     }
 }
 
+/// The full table loaded at reset routes as the relation at every node it
+/// is placed: dimension order on a mesh (a corner) and on a torus (its
+/// dateline classes in the entries' VC classes), Duato on a mesh, and
+/// negative-first on a hypercube.
+#[test]
+fn scoreboard_full_table() {
+    for (s, at) in [
+        (
+            full_table(spec(Algorithm::DimensionOrder, 4, 1)),
+            vec![0, 3],
+        ),
+        (
+            full_table(spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2)),
+            vec![3, 1],
+        ),
+        (
+            full_table(spec_with(Algorithm::Duato, 4, 2, PathSelection::Lru)),
+            vec![2, 1],
+        ),
+        (
+            full_table(spec_on(
+                Algorithm::NegativeFirst,
+                Topology::Hypercube,
+                3,
+                2,
+                1,
+            )),
+            vec![1, 0, 1],
+        ),
+    ] {
+        let node = node_at(&s, &at);
+        let cycles = run(&s, node, 10, 0xf0 + at.len() as u64);
+        eprintln!("{}: {cycles} cycles", s.name());
+    }
+}
+
 /// Reprogramming: entry (+,+) of a dimension-order router at (1,1) of a
 /// 4x4 mesh rewritten to +y through `cfg_*`; a packet to (3,3) then leaves
 /// on +y, one to (3,1) still on +x, and after a reset (3,3) is +x again.
@@ -1003,11 +1047,6 @@ fn scoreboard_economical_storage_table() {
 /// programmed mask names.
 #[test]
 fn reprogramming_an_entry_changes_the_route() {
-    let s = economical(spec(Algorithm::DimensionOrder, 4, 1));
-    let mut r = Router::<16>::new(&s).unwrap();
-    crate::blocks::prepare(&mut r);
-    // node_id (1,1): 2-bit coordinates.
-    r.node_id.next = 0b0101u64.into();
     let entry = |dx: i32, dy: i32| {
         let sign = |x: i32| match x.signum() {
             0 => 0u64,
@@ -1016,20 +1055,51 @@ fn reprogramming_an_entry_changes_the_route() {
         };
         sign(dx) + 3 * sign(dy)
     };
+    let s = economical(spec(Algorithm::DimensionOrder, 4, 1));
+    assert_eq!(reprogrammed_routes(&s, entry(2, 2)), [3, 1, 1]);
+}
+
+/// The full table: the same router, entry 15 = destination (3,3) (the
+/// model: entry = x + 4 y, docs/interface.md) rewritten to +y; (3,1)'s
+/// entry is untouched. Rewriting (3,3)'s entry does not move a packet to
+/// (3,2), which the economical table would (same sign vector).
+#[test]
+fn reprogramming_a_full_table_entry_changes_the_route() {
+    let s = full_table(spec(Algorithm::DimensionOrder, 4, 1));
+    assert_eq!(reprogrammed_routes(&s, 3 + 4 * 3), [3, 1, 1]);
+    let s = full_table(spec(Algorithm::DimensionOrder, 4, 1));
+    assert_eq!(
+        routes_after_programming(&s, 3 + 4 * 3, [(3, 2), (3, 3), (3, 3)]),
+        [1, 3, 1]
+    );
+}
+
+/// Output ports taken at node (1,1) of a 4x4 mesh by packets to (3,3),
+/// (3,1) and, after a reset, (3,3) again, once entry `entry` has been
+/// programmed to +y (port 3) with VC class 0.
+fn reprogrammed_routes(s: &RouterSpec, entry: u64) -> Vec<usize> {
+    routes_after_programming(s, entry, [(3, 3), (3, 1), (3, 3)])
+}
+
+fn routes_after_programming(s: &RouterSpec, entry: u64, to: [(u64, u64); 3]) -> Vec<usize> {
+    let mut r = Router::<16>::new(s).unwrap();
+    crate::blocks::prepare(&mut r);
+    // node_id (1,1): 2-bit coordinates.
+    r.node_id.next = 0b0101u64.into();
     // Cycle plan: (cycle, action).
     enum Act {
         Reset,
         Program(u64, u32),
         Send(u64),
     }
-    let dest = |x: u64, y: u64| x | y << 2;
+    let dest = |(x, y): (u64, u64)| x | y << 2;
     let plan = [
         (0, Act::Reset),
-        (2, Act::Program(entry(2, 2), 1 << 3)),
-        (4, Act::Send(dest(3, 3))),
-        (12, Act::Send(dest(3, 1))),
+        (2, Act::Program(entry, 1 << 3)),
+        (4, Act::Send(dest(to[0]))),
+        (12, Act::Send(dest(to[1]))),
         (20, Act::Reset),
-        (24, Act::Send(dest(3, 3))),
+        (24, Act::Send(dest(to[2]))),
     ];
     let mut left: Vec<(usize, usize)> = Vec::new();
     for cycle in 0..34usize {
@@ -1073,8 +1143,7 @@ fn reprogramming_an_entry_changes_the_route() {
         r.clock.next = Clock::from(true);
         simulate(&mut r, 1000);
     }
-    let ports: Vec<usize> = left.iter().map(|x| x.1).collect();
-    assert_eq!(ports, [3, 1, 1], "{left:?}");
+    left.iter().map(|x| x.1).collect()
 }
 
 #[test]
@@ -1135,9 +1204,13 @@ fn interface_ports(spec: &RouterSpec) -> Vec<(String, bool, u32)> {
         Topology::Hypercube => spec.dims + 1,
         _ => 2 * spec.dims + 1,
     };
-    if spec.table == TableStorage::Economical {
-        // 3^n entries; the cases below need at most two VC classes.
-        let entries = 3u32.pow(spec.dims);
+    if spec.table != TableStorage::None {
+        // Economical: 3^n entries; full: one per node. The cases below
+        // need at most two VC classes.
+        let entries = match spec.table {
+            TableStorage::Full => spec.nodes() as u32,
+            _ => 3u32.pow(spec.dims),
+        };
         ports.push(("cfg_we".to_string(), true, 1));
         ports.push((
             "cfg_addr".to_string(),
@@ -1192,6 +1265,14 @@ fn top_module_has_exactly_the_documented_ports() {
         economical(spec(Algorithm::DimensionOrder, 4, 1)),
         economical(spec(Algorithm::Duato, 4, 2)),
         economical(spec_on(Algorithm::DimensionOrder, Topology::Mesh, 3, 3, 2)),
+        full_table(spec(Algorithm::DimensionOrder, 4, 1)),
+        full_table(spec_on(
+            Algorithm::DimensionOrder,
+            Topology::Hypercube,
+            3,
+            2,
+            1,
+        )),
     ];
     cases.extend(matrix().into_iter().step_by(7));
     for s in cases {
@@ -1227,14 +1308,6 @@ fn unsupported_configurations_are_refused_with_a_reason() {
                 ..base.clone()
             },
             "flit width 8",
-        ),
-        (
-            RouterSpec {
-                table: TableStorage::Full,
-                addressing: Addressing::Absolute,
-                ..base.clone()
-            },
-            "full routing table",
         ),
         (
             RouterSpec {
@@ -1284,6 +1357,14 @@ fn unsupported_configurations_are_refused_with_a_reason() {
         "{msg}"
     );
     assert!(supported(&base).is_ok());
+    // A full table past its bound: one entry per node, 9 x 9 here.
+    let big = full_table(spec(Algorithm::DimensionOrder, 9, 1));
+    let msg = supported(&big).unwrap_err().to_string();
+    assert!(
+        msg.contains("full routing table") && msg.contains("81 here") && msg.contains("at most 64"),
+        "{msg}"
+    );
+    assert!(supported(&full_table(base.clone())).is_ok());
     // On/off buffers shallower than the round trip (a spec built by hand,
     // past `SpecInput::resolve`, which refuses it too).
     let shallow = on_off(base.clone(), 1);
@@ -1415,6 +1496,11 @@ fn emitted_verilog_lints_and_synthesizes_meshes() {
             false,
         ),
         (economical(spec(Algorithm::DimensionOrder, 4, 1)), true),
+        (full_table(spec(Algorithm::DimensionOrder, 4, 1)), true),
+        (
+            full_table(spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit)),
+            false,
+        ),
         (
             economical(spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit)),
             false,
@@ -1609,6 +1695,24 @@ fn economical_table_matches_the_model() {
         (
             "(tmask$21$q & ((tclass$4$q == 4'd0)))",
             "(tmask$21$q & ((tclass$4$q == 4'd1)))",
+        ),
+    );
+}
+
+/// The full table under random programming through `cfg_*` and random
+/// node ids (the reset ROM): a torus through its core, a hypercube through
+/// the clean top module; the faulty copy loads entry 3's class from the
+/// wrong place (its mask bit for port 1 from port 2's).
+#[test]
+fn full_table_matches_the_model() {
+    cosimulate_with(
+        &[
+            full_table(spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2)),
+            full_table(spec_on(Algorithm::Duato, Topology::Hypercube, 2, 2, 2)),
+        ],
+        (
+            "if (rst) tmask$16$d = imask$3[1];",
+            "if (rst) tmask$16$d = imask$3[2];",
         ),
     );
 }
