@@ -168,8 +168,15 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
             ),
             TableKind::Meta { .. } => (
                 format!(
-                    "The two-level meta table (LAPSES §5.1.1: {} entries)",
-                    t.entries.len()
+                    "The two-level meta table (LAPSES §5.1.1: {} entries; cluster id = \
+                     the coordinates of dimensions {}..{}, a cluster entry keeps the \
+                     outputs permitted toward every node of its cluster; the relation so \
+                     restricted passed the deadlock checker: a hop toward every \
+                     destination, an escape hop wherever the relation has escape \
+                     channels, no dependency cycle)",
+                    t.entries.len(),
+                    t.cluster_dims().start,
+                    t.cluster_dims().end
                 ),
                 "those of its `node_id`; below, node 0's (report.json `by_node` holds \
                  every node's)",

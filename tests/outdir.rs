@@ -538,6 +538,59 @@ fn generated_checks_pass_full_table() {
     )]);
 }
 
+/// The meta table (LAPSES §5.1.1) through the output directory: dimension
+/// order on a 4x4 mesh, clusters = columns (x; with rows, a cluster entry
+/// toward another row would need -x, +y and +x at once). report.md lists
+/// node 0's entries, written here from the x-first rule at (0,0): own
+/// column (0,y): +y for y > 0; other columns: +x; the router passes lint
+/// and the Icarus testbench.
+#[test]
+fn generated_checks_pass_meta_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("meta");
+    generate(&dir, &["--table", "meta", "--radix", "4"]);
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        md.contains("meta table") && md.contains("dimensions 0..1") && md.contains("8 entries"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 0 | own cluster's node, dims 1..2 at (0) | p0 (0x1) | 0 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 2 | own cluster's node, dims 1..2 at (2) | p3 (0x8) | 0 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 6 | cluster, dims 0..1 at (2) | p1 (0x2) | 0 |"),
+        "{md}"
+    );
+    let json = std::fs::read_to_string(dir.join("report.json")).unwrap();
+    assert!(json.contains("\"kind\": \"meta\""), "{json}");
+    lint_and_sim(&[("meta-dor", &["--table", "meta", "--radix", "4"])]);
+    // Refused with the checker's reason where no split holds.
+    let nf = tmp.path().join("nf");
+    generate(
+        &nf,
+        &[
+            "--algo",
+            "negative-first",
+            "--topology",
+            "hypercube",
+            "--dims",
+            "4",
+            "--table",
+            "meta",
+        ],
+    );
+    let md = std::fs::read_to_string(nf.join("report.md")).unwrap();
+    assert!(
+        md.contains("Not generated") && md.contains("permits no hop"),
+        "{md}"
+    );
+}
+
 #[test]
 fn generated_fpga_synthesis_scripts_run() {
     if !tools_present() {

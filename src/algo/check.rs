@@ -882,6 +882,99 @@ impl ChannelGraph for RelationGraph<'_> {
     }
 }
 
+/// A routing table's restriction of a relation as a [`ChannelGraph`]:
+/// at `node` toward `dest` a message is offered `hops[node][dest]`,
+/// whatever it arrived on (a table entry does not see the input).
+pub struct TableGraph<'a> {
+    pub net: Network,
+    pub idx: ChannelIndex,
+    pub hops: &'a [Vec<Vec<Hop>>],
+}
+
+impl ChannelGraph for TableGraph<'_> {
+    fn nodes(&self) -> u32 {
+        self.net.nodes()
+    }
+
+    fn channel_count(&self) -> usize {
+        self.idx.len()
+    }
+
+    fn head(&self, c: usize) -> NodeId {
+        let ch = self.idx.channel(c);
+        self.net.neighbour(ch.node, ch.port).unwrap_or(ch.node)
+    }
+
+    fn next(&self, node: NodeId, _: Option<usize>, dest: NodeId, out: &mut Vec<(usize, bool)>) {
+        for h in &self.hops[node as usize][dest as usize] {
+            if h.port != Port::Local && self.net.neighbour(node, h.port).is_some() {
+                let c = Channel {
+                    node,
+                    port: h.port,
+                    vc: h.vc,
+                };
+                out.push((self.idx.id(c), h.escape));
+            }
+        }
+    }
+}
+
+/// Proves the relation a routing table holds, `hops[node][dest]` (LAPSES
+/// §5.1.1: a meta table can only narrow the relation's outputs): every
+/// hop one the relation offers there (so minimal), at least one for every
+/// pair (every destination stays reachable: each hop brings it one
+/// closer), an escape hop wherever `rel` has escape channels, and the
+/// channel dependency graph (or Duato's extended graph of the escape
+/// channels, survey §4.2) acyclic. `Err` names the first failure.
+pub fn check_table(rel: &Relation, hops: &[Vec<Vec<Hop>>]) -> Result<(), String> {
+    let net = rel.net;
+    let mut buf = Vec::new();
+    for node in 0..net.nodes() {
+        for dest in (0..net.nodes()).filter(|&d| d != node) {
+            let at = || format!("at {} toward {}", net.node_name(node), net.node_name(dest));
+            let offered = &hops[node as usize][dest as usize];
+            if offered.is_empty() {
+                return Err(format!("{} the table permits no hop", at()));
+            }
+            rel.route(node, Input::INJECTED, dest, &mut buf);
+            if let Some(h) = offered.iter().find(|h| !buf.contains(h)) {
+                return Err(format!(
+                    "{} the table permits {} vc{}, which the relation does not",
+                    at(),
+                    h.port,
+                    h.vc
+                ));
+            }
+            if rel.has_escape() && !offered.iter().any(|h| h.escape) {
+                return Err(format!(
+                    "{} the table keeps no escape channel (Duato's proof needs one)",
+                    at()
+                ));
+            }
+        }
+    }
+    let g = TableGraph {
+        net,
+        idx: ChannelIndex::new(net, rel.vcs),
+        hops,
+    };
+    let cycle = if rel.has_escape() {
+        extended_dependency_graph(&g)?.cycle
+    } else {
+        dependency_graph(&g).1
+    };
+    match cycle {
+        Some(c) => {
+            let c: Vec<Channel> = c.into_iter().map(|id| g.idx.channel(id)).collect();
+            Err(format!(
+                "the channel dependency graph of the table's routes has a cycle: {}",
+                cycle_text(&net, &c)
+            ))
+        }
+        None => Ok(()),
+    }
+}
+
 /// Compressed adjacency lists.
 struct Csr {
     start: Vec<usize>,

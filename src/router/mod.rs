@@ -220,8 +220,8 @@ fn unsupported(what: String) -> Error {
         "router generation does not support {what} yet (supported: meshes, tori and \
          hypercubes of at most {MAX_ROUTER_NODES} nodes with every algorithm, relative or \
          absolute addressing, credit or on/off flow control, look-ahead (on tori up to 8 \
-         ports), no routing table, an economical-storage one or a full one of at most \
-         {} entries, flit \
+         ports), no routing table, an economical-storage one, a full one of at most \
+         {} entries or a meta one, flit \
          widths 16, 32 and 64, at most 16 ports, 16 virtual channels and {MAX_DEPTH}-flit \
          buffers)",
         tables::MAX_FULL_ENTRIES
@@ -255,13 +255,6 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
              channel (the router's round trip: a level is obeyed the cycle after it is \
              computed, so two flits can arrive beyond the occupancy it saw); got --depth {}",
             spec.buffer_depth
-        )));
-    }
-    if spec.table == TableStorage::Meta {
-        return Err(unsupported(format!(
-            "the {} routing table (the router holds an economical-storage or a full \
-             table, or none)",
-            spec.table
         )));
     }
     if !ROUTER_WIDTHS.contains(&spec.flit_width) {
@@ -319,6 +312,7 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
     match spec.table {
         TableStorage::Economical => table.es = Some(tables::economical(&table)?),
         TableStorage::Full => table.es = Some(tables::full(&rel, &table)?),
+        TableStorage::Meta => table.es = Some(tables::meta(&rel, &table)?),
         _ => {}
     }
     if spec.lookahead {

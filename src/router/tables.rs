@@ -23,7 +23,7 @@
 //! not decide (tori: datelines; hypercubes under negative-first: the
 //! direction of a hop).
 
-use crate::algo::{Input, Network, NodeId, Port, Relation};
+use crate::algo::{Hop, Input, Network, NodeId, Port, Relation};
 use crate::blocks::address_decoder::{signs_of, DecoderShape, Row, Sign, CODE_BITS};
 use crate::blocks::es_table::Entry;
 use crate::error::{Error, Result};
@@ -322,11 +322,13 @@ pub enum TableKind {
     /// Full table (§5): one entry per destination, entry = destination
     /// node index (sum_d x_d k^d).
     Full,
-    /// Two-level meta table (§5.1.1, §5.2.2): entries 0 .. k^s - 1 for the
-    /// nodes of the router's own cluster (entry = the destination's index
-    /// over the lower s dimensions), then one per cluster (entry k^s + the
-    /// destination's index over the upper n - s dimensions).
-    Meta { sub_dims: usize },
+    /// Two-level meta table (§5.1.1, §5.2.2): the sub-cluster id is the
+    /// coordinates of dimensions `sub_lo..sub_hi`, the cluster id those of
+    /// the others (`sub_hi..n` when `sub_lo` = 0, else `0..sub_lo`).
+    /// Entries 0 .. k^s - 1 for the nodes of the router's own cluster
+    /// (entry = the destination's index over the sub-cluster dimensions),
+    /// then one per cluster (k^s + its index over the cluster dimensions).
+    Meta { sub_lo: usize, sub_hi: usize },
 }
 
 /// A router's programmable routing table (LAPSES §5): entries, each a set
@@ -431,15 +433,28 @@ impl EsContents {
             TableKind::Economical | TableKind::Full => {
                 (0..self.dims, self.index_coords(e, 0..self.dims), None)
             }
-            TableKind::Meta { sub_dims } => {
-                let per = (self.radix as usize).pow(sub_dims as u32);
+            TableKind::Meta { sub_lo, sub_hi } => {
+                let per = (self.radix as usize).pow((sub_hi - sub_lo) as u32);
                 if e < per {
-                    (0..sub_dims, self.index_coords(e, 0..sub_dims), Some(true))
+                    (
+                        sub_lo..sub_hi,
+                        self.index_coords(e, sub_lo..sub_hi),
+                        Some(true),
+                    )
                 } else {
-                    let r = sub_dims..self.dims;
+                    let r = self.cluster_dims();
                     (r.clone(), self.index_coords(e - per, r), Some(false))
                 }
             }
+        }
+    }
+
+    /// Meta table: the dimensions of the cluster id (empty otherwise).
+    pub fn cluster_dims(&self) -> std::ops::Range<usize> {
+        match self.kind {
+            TableKind::Meta { sub_lo: 0, sub_hi } => sub_hi..self.dims,
+            TableKind::Meta { sub_lo, .. } => 0..sub_lo,
+            _ => 0..0,
         }
     }
 
@@ -456,10 +471,7 @@ impl EsContents {
     pub fn selects(&self, e: usize, address: u64, node_id: u64) -> bool {
         let (dims, coords, own) = self.entry_match(e);
         let same = |d: usize| self.coord(address, d) == self.coord(node_id, d);
-        let own_cluster = match self.kind {
-            TableKind::Meta { sub_dims } => (sub_dims..self.dims).all(same),
-            _ => true,
-        };
+        let own_cluster = self.cluster_dims().all(same);
         own.map_or(true, |o| o == own_cluster)
             && dims.zip(coords).all(|(d, c)| self.coord(address, d) == c)
     }
@@ -471,8 +483,9 @@ impl EsContents {
         let field = |x: &str, d: usize| format!("{x}[{}:{}]", cb * d + cb - 1, cb * d);
         let (dims, coords, own) = self.entry_match(e);
         let mut terms: Vec<String> = Vec::new();
-        if let (Some(o), TableKind::Meta { sub_dims }) = (own, self.kind) {
-            let (lo, hi) = (cb * sub_dims, cb * self.dims - 1);
+        if let Some(o) = own {
+            let c = self.cluster_dims();
+            let (lo, hi) = (cb * c.start, cb * c.end - 1);
             let eq = format!("({hdr}[{hi}:{lo}] == {node}[{hi}:{lo}])");
             terms.push(if o { eq } else { format!("~{eq}") });
         }
@@ -509,13 +522,19 @@ impl EsContents {
         match self.kind {
             TableKind::Economical => self.signs_text(e),
             TableKind::Full => format!("node {}", coords(&self.entry_match(e).1)),
-            TableKind::Meta { sub_dims } => {
-                let (_, c, own) = self.entry_match(e);
-                if own == Some(true) {
-                    format!("own cluster, dims 0..{sub_dims} at {}", coords(&c))
+            TableKind::Meta { .. } => {
+                let (dims, c, own) = self.entry_match(e);
+                let what = if own == Some(true) {
+                    "own cluster's node"
                 } else {
-                    format!("cluster, dims {sub_dims}..{} at {}", self.dims, coords(&c))
-                }
+                    "cluster"
+                };
+                format!(
+                    "{what}, dims {}..{} at {}",
+                    dims.start,
+                    dims.end,
+                    coords(&c)
+                )
             }
         }
     }
@@ -692,7 +711,7 @@ pub const MAX_FULL_ENTRIES: usize = 64;
 pub const MAX_META_NODES: usize = 256;
 
 /// Per port, the VCs of `hops` (bit v).
-fn port_vcs(net: &Network, hops: &[crate::algo::Hop], p: usize) -> Vec<u32> {
+fn port_vcs(net: &Network, hops: &[Hop], p: usize) -> Vec<u32> {
     let mut want = vec![0u32; p];
     for h in hops {
         want[net.port_index(h.port)] |= 1 << h.vc;
@@ -768,6 +787,138 @@ pub fn full(rel: &Relation, table: &CompiledTable) -> Result<EsContents> {
     by_node(TableKind::Full, table, net, wanted)
 }
 
+/// The two-level meta table (LAPSES §5.1.1, §5.2.2): at node x, an entry
+/// per node of x's cluster (the relation's outputs there) and one per
+/// other cluster, which serves all its nodes and so can only hold the
+/// outputs the relation permits toward every one of them (their
+/// intersection). That restricts the relation; the restricted relation is
+/// proved with the deadlock checker ([`check_table`]: a hop toward every
+/// destination, an escape hop where the relation has escape channels, no
+/// dependency cycle). Two splits of the node id are tried: the cluster id
+/// as the upper dimensions (2-D: rows, LAPSES Figure 8a), then as the
+/// lower ones (2-D: columns; dimension order resolves them first, so its
+/// cluster entries keep its hop). Refused, with the checker's reasons,
+/// where neither holds.
+pub fn meta(rel: &Relation, table: &CompiledTable) -> Result<EsContents> {
+    let net = &rel.net;
+    let nodes = net.nodes() as usize;
+    if nodes > MAX_META_NODES {
+        return Err(Error::invalid(format!(
+            "the meta routing table's reset contents are a ROM of nodes x entries; the \
+             router holds it for at most {MAX_META_NODES} nodes, not {nodes}: use --table \
+             none"
+        )));
+    }
+    let n = net.n();
+    let mut buf = Vec::new();
+    let routes: Vec<Vec<Vec<Hop>>> = (0..nodes as NodeId)
+        .map(|x| {
+            (0..nodes as NodeId)
+                .map(|e| {
+                    rel.route(x, Input::INJECTED, e, &mut buf);
+                    let mut h = buf.clone();
+                    h.sort();
+                    h
+                })
+                .collect()
+        })
+        .collect();
+    let mut why = Vec::new();
+    for (sub_lo, sub_hi) in [(0, n.div_ceil(2)), (n / 2, n)] {
+        let kind = TableKind::Meta { sub_lo, sub_hi };
+        let shape = EsContents {
+            kind,
+            dims: n,
+            ports: table.shape.ports,
+            vcs: table.shape.vcs,
+            radix: net.radix,
+            coord_bits: table.shape.coord_bits,
+            entries: Vec::new(),
+            by_node: Vec::new(),
+            classes: Vec::new(),
+        };
+        let cdims = shape.cluster_dims();
+        let cluster_of = |m: NodeId| -> usize {
+            cdims.clone().rev().fold(0, |acc, d| {
+                acc * net.radix as usize + net.coord(m, d) as usize
+            })
+        };
+        let per = (net.radix as usize).pow((sub_hi - sub_lo) as u32);
+        let clusters = nodes / per;
+        // Per node: the cluster entries (intersections), then every
+        // destination's hops as the table gives them.
+        let mut restricted = Vec::with_capacity(nodes);
+        let mut tables = Vec::with_capacity(nodes);
+        for (x, from_x) in routes.iter().enumerate() {
+            let own = cluster_of(x as NodeId);
+            let mut common: Vec<Option<Vec<Hop>>> = vec![None; clusters];
+            for (m, hops) in from_x.iter().enumerate() {
+                let c = cluster_of(m as NodeId);
+                if c == own {
+                    continue;
+                }
+                common[c] = Some(match common[c].take() {
+                    None => hops.clone(),
+                    Some(mut h) => {
+                        h.retain(|y| hops.contains(y));
+                        h
+                    }
+                });
+            }
+            let common: Vec<Vec<Hop>> = common.into_iter().map(Option::unwrap_or_default).collect();
+            restricted.push(
+                (0..nodes)
+                    .map(|m| {
+                        let c = cluster_of(m as NodeId);
+                        if c == own {
+                            from_x[m].clone()
+                        } else {
+                            common[c].clone()
+                        }
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            tables.push(common);
+        }
+        match crate::algo::check::check_table(rel, &restricted) {
+            Err(e) => why.push(format!(
+                "with the cluster id in dimensions {}..{}: {e}",
+                cdims.start, cdims.end
+            )),
+            Ok(()) => {
+                let p = table.shape.ports;
+                let sub_of = |m: usize| {
+                    (sub_lo..sub_hi).rev().fold(0, |acc, d| {
+                        acc * net.radix as usize + net.coord(m as NodeId, d) as usize
+                    })
+                };
+                let wanted = (0..nodes)
+                    .map(|x| {
+                        let own = cluster_of(x as NodeId);
+                        let mut w = vec![vec![0u32; p]; per + clusters];
+                        for m in (0..nodes).filter(|&m| cluster_of(m as NodeId) == own) {
+                            w[sub_of(m)] = port_vcs(net, &routes[x][m], p);
+                        }
+                        for (c, hops) in tables[x].iter().enumerate() {
+                            w[per + c] = port_vcs(net, hops, p);
+                        }
+                        w
+                    })
+                    .collect();
+                return by_node(kind, table, net, wanted);
+            }
+        }
+    }
+    why.dedup();
+    Err(Error::invalid(format!(
+        "the meta routing table (LAPSES §5.1.1) cannot hold {}: a cluster entry keeps only \
+         the outputs permitted toward every node of its cluster, and the relation so \
+         restricted fails the deadlock checker {}",
+        rel.name(),
+        why.join("; ")
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -838,6 +989,41 @@ mod tests {
         assert!(nf.needs_node(), "negative-first clears 1 bits first");
         // Node bit 0 is 0 (+ hop), bit 1 is 1 (- hop): the - hop first.
         assert_eq!(ports_and_vcs(&nf, key(&[1, 3, 0])), [(2, 0)]);
+    }
+
+    /// The table checker on a table that holds a relation unchanged: it
+    /// proves dimension order on a torus with its dateline VCs and finds
+    /// the ring cycle without them (survey §5); a table that keeps no hop
+    /// somewhere is named.
+    #[test]
+    fn the_table_checker_proves_or_names_the_failure() {
+        use crate::algo::{check::check_table, Knobs};
+        let net = Network::new(Topology::Torus, 2, 4).unwrap();
+        let routes = |rel: &Relation| -> Vec<Vec<Vec<Hop>>> {
+            (0..net.nodes())
+                .map(|x| {
+                    (0..net.nodes())
+                        .map(|e| rel.hops(x, Input::INJECTED, e))
+                        .collect()
+                })
+                .collect()
+        };
+        let rel = Relation::new(Algorithm::DimensionOrder, net, 2).unwrap();
+        assert_eq!(check_table(&rel, &routes(&rel)), Ok(()));
+        let knobs = Knobs {
+            dateline: false,
+            ..Knobs::default()
+        };
+        let ring = Relation::with_knobs(Algorithm::DimensionOrder, net, 2, knobs).unwrap();
+        let err = check_table(&ring, &routes(&ring)).unwrap_err();
+        assert!(err.contains("cycle"), "{err}");
+        let mut holed = routes(&rel);
+        holed[5][6].clear();
+        let err = check_table(&rel, &holed).unwrap_err();
+        assert!(
+            err.contains("permits no hop") && err.contains("(1,1)"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -70,6 +70,14 @@ fn full_table(s: RouterSpec) -> RouterSpec {
     }
 }
 
+/// `s` with the two-level meta table (absolute addressing).
+fn meta_table(s: RouterSpec) -> RouterSpec {
+    RouterSpec {
+        table: TableStorage::Meta,
+        ..absolute(s)
+    }
+}
+
 /// `s` with look-ahead routing and `w`-bit flits.
 fn lookahead(s: RouterSpec, w: u32) -> RouterSpec {
     RouterSpec {
@@ -1040,6 +1048,120 @@ fn scoreboard_full_table() {
     }
 }
 
+/// The meta table loaded at reset routes as the relation (the scoreboard)
+/// on a mesh, a torus, north-last and a 4-cube.
+#[test]
+fn scoreboard_meta_table() {
+    for (s, at) in [
+        (
+            meta_table(spec(Algorithm::DimensionOrder, 4, 1)),
+            vec![1, 2],
+        ),
+        (
+            meta_table(spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2)),
+            vec![3, 0],
+        ),
+        (meta_table(spec(Algorithm::NorthLast, 4, 1)), vec![1, 1]),
+        (
+            meta_table(spec_on(
+                Algorithm::DimensionOrder,
+                Topology::Hypercube,
+                4,
+                2,
+                1,
+            )),
+            vec![1, 0, 1, 1],
+        ),
+    ] {
+        let node = node_at(&s, &at);
+        let cycles = run(&s, node, 10, 0x3e + at.len() as u64);
+        eprintln!("{}: {cycles} cycles", s.name());
+    }
+}
+
+/// The meta table narrows the relation (LAPSES §5.1.1): north-last on a
+/// 4x4 mesh, clusters = columns (worked by hand: with rows, (0,0) toward
+/// row 3 would keep nothing: (0,3) permits +y only, (1,3) +x only). The
+/// model here: toward a node of another column, the (port, VC) pairs the
+/// relation permits toward every node of that column; of its own column,
+/// the relation's. From every router to every destination a packet on an
+/// idle router must leave by one of them, and somewhere the model is
+/// narrower than the relation.
+#[test]
+fn meta_table_routes_only_what_a_cluster_entry_keeps() {
+    let s = meta_table(spec(Algorithm::NorthLast, 4, 1));
+    let net = Network::new(s.topology, s.dims, s.radix).unwrap();
+    let rel = Relation::new(s.algorithm, net, s.vcs).unwrap();
+    let k = s.radix;
+    let mut narrowed = 0;
+    for node in 0..net.nodes() {
+        let mut r = Router::<16>::new(&s).unwrap();
+        crate::blocks::prepare(&mut r);
+        let x = net.coord(node, 0);
+        r.node_id.next = u64::from(x | net.coord(node, 1) << 2).into();
+        for dest in (0..net.nodes()).filter(|&d| d != node) {
+            let dx = net.coord(dest, 0);
+            let members: Vec<NodeId> = if dx == x {
+                vec![dest]
+            } else {
+                (0..k).map(|yy| net.node_at(&[dx, yy])).collect()
+            };
+            let allowed: Vec<(usize, usize)> = (0..net.port_count())
+                .flat_map(|p| (0..s.vcs as usize).map(move |v| (p, v)))
+                .filter(|&(p, v)| {
+                    members.iter().all(|&m| {
+                        rel.permits(node, Input::INJECTED, m, port_of(&net, node, p), v as u8)
+                    })
+                })
+                .collect();
+            let relation = rel.hops(node, Input::INJECTED, dest).len();
+            narrowed += usize::from(allowed.len() < relation);
+            // Reset, then one single-flit packet on p0.
+            let mut left = None;
+            for cycle in 0..8 {
+                r.rst.next = cycle == 0;
+                let send = cycle == 2;
+                r.in_valid[0].next = send;
+                r.in_head[0].next = send;
+                r.in_tail[0].next = send;
+                r.in_data[0].next = u64::from(dx | net.coord(dest, 1) << 2).into();
+                r.clock.next = Clock::from(false);
+                simulate(&mut r, 1000);
+                for o in 0..r.ports() {
+                    if r.out_valid[o].val() {
+                        left = Some((o, r.out_vc[o].val().index()));
+                    }
+                    r.out_credit[o].next = r.out_valid[o].val();
+                }
+                r.clock.next = Clock::from(true);
+                simulate(&mut r, 1000);
+            }
+            let left = left.expect("the packet leaves");
+            assert!(
+                allowed.contains(&left),
+                "at {} toward {}: left by {left:?}, the meta table keeps {allowed:?}",
+                net.node_name(node),
+                net.node_name(dest)
+            );
+        }
+    }
+    assert!(narrowed > 0, "the meta table should narrow somewhere");
+}
+
+/// Reprogramming the meta table: dimension order at (1,1) of a 4x4 mesh,
+/// clusters = columns (x), so entry 4 + x serves every node of column x
+/// (docs/interface.md); rewriting column 3's entry to +y sends (3,1) up
+/// too (a full table has an entry per node), leaves column 2 on +x, and a
+/// reset restores +x.
+#[test]
+fn reprogramming_a_meta_table_entry_changes_a_whole_cluster() {
+    let s = meta_table(spec(Algorithm::DimensionOrder, 4, 1));
+    assert_eq!(
+        routes_after_programming(&s, 4 + 3, [(3, 1), (2, 1), (3, 3)]),
+        [3, 1, 1]
+    );
+}
+
 /// Reprogramming: entry (+,+) of a dimension-order router at (1,1) of a
 /// 4x4 mesh rewritten to +y through `cfg_*`; a packet to (3,3) then leaves
 /// on +y, one to (3,1) still on +x, and after a reset (3,3) is +x again.
@@ -1209,6 +1331,10 @@ fn interface_ports(spec: &RouterSpec) -> Vec<(String, bool, u32)> {
         // need at most two VC classes.
         let entries = match spec.table {
             TableStorage::Full => spec.nodes() as u32,
+            // k^ceil(n/2) sub-cluster and k^floor(n/2) cluster entries.
+            TableStorage::Meta => {
+                spec.radix.pow(spec.dims.div_ceil(2)) + spec.radix.pow(spec.dims / 2)
+            }
             _ => 3u32.pow(spec.dims),
         };
         ports.push(("cfg_we".to_string(), true, 1));
@@ -1273,6 +1399,8 @@ fn top_module_has_exactly_the_documented_ports() {
             2,
             1,
         )),
+        meta_table(spec(Algorithm::DimensionOrder, 4, 1)),
+        meta_table(spec_on(Algorithm::DimensionOrder, Topology::Mesh, 3, 3, 1)),
     ];
     cases.extend(matrix().into_iter().step_by(7));
     for s in cases {
@@ -1308,14 +1436,6 @@ fn unsupported_configurations_are_refused_with_a_reason() {
                 ..base.clone()
             },
             "flit width 8",
-        ),
-        (
-            RouterSpec {
-                table: TableStorage::Meta,
-                addressing: Addressing::Absolute,
-                ..base.clone()
-            },
-            "meta routing table",
         ),
         (
             RouterSpec {
@@ -1365,6 +1485,20 @@ fn unsupported_configurations_are_refused_with_a_reason() {
         "{msg}"
     );
     assert!(supported(&full_table(base.clone())).is_ok());
+    // A meta table whose cluster entries leave a destination nothing:
+    // negative-first on a 4-cube, clusters of 4 nodes either way round.
+    let nf = meta_table(spec_on(
+        Algorithm::NegativeFirst,
+        Topology::Hypercube,
+        4,
+        2,
+        1,
+    ));
+    let msg = supported(&nf).unwrap_err().to_string();
+    assert!(
+        msg.contains("meta routing table") && msg.contains("permits no hop"),
+        "{msg}"
+    );
     // On/off buffers shallower than the round trip (a spec built by hand,
     // past `SpecInput::resolve`, which refuses it too).
     let shallow = on_off(base.clone(), 1);
@@ -1497,6 +1631,7 @@ fn emitted_verilog_lints_and_synthesizes_meshes() {
         ),
         (economical(spec(Algorithm::DimensionOrder, 4, 1)), true),
         (full_table(spec(Algorithm::DimensionOrder, 4, 1)), true),
+        (meta_table(spec(Algorithm::DimensionOrder, 4, 1)), false),
         (
             full_table(spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit)),
             false,
@@ -1699,20 +1834,21 @@ fn economical_table_matches_the_model() {
     );
 }
 
-/// The full table under random programming through `cfg_*` and random
-/// node ids (the reset ROM): a torus through its core, a hypercube through
-/// the clean top module; the faulty copy loads entry 3's class from the
-/// wrong place (its mask bit for port 1 from port 2's).
+/// The full and meta tables under random programming through `cfg_*` and
+/// random node ids (the reset ROM): a torus's meta table through its core,
+/// a hypercube's full table through the clean top module; the faulty copy
+/// selects own-cluster entry 2 for destinations of entry 1 (its word line
+/// compares the wrong coordinate).
 #[test]
-fn full_table_matches_the_model() {
+fn full_and_meta_tables_match_the_model() {
     cosimulate_with(
         &[
-            full_table(spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2)),
+            meta_table(spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2)),
             full_table(spec_on(Algorithm::Duato, Topology::Hypercube, 2, 2, 2)),
         ],
         (
-            "if (rst) tmask$16$d = imask$3[1];",
-            "if (rst) tmask$16$d = imask$3[2];",
+            "(shown$0[1:0] == node_id[1:0]) & (shown$0[3:2] == 2'd1))",
+            "(shown$0[1:0] == node_id[1:0]) & (shown$0[3:2] == 2'd2))",
         ),
     );
 }
