@@ -295,12 +295,17 @@ impl NextNode {
 
 /// The look-ahead table of the spec's relation, compiled with `table`.
 pub fn for_table(rel: &Relation, table: &CompiledTable) -> Result<LookaheadTable> {
-    if table.es.is_some() {
-        return Err(Error::invalid(
-            "router generation does not support look-ahead with the economical-storage table \
-             yet: the next router's field would have to come from the neighbours' \
-             programmable tables; use --table none with --lookahead",
-        ));
+    if let Some(es) = &table.es {
+        let kind = match es.kind {
+            super::tables::TableKind::Economical => "economical-storage",
+            super::tables::TableKind::Full => "full",
+            super::tables::TableKind::Meta { .. } => "meta",
+        };
+        return Err(Error::invalid(format!(
+            "router generation does not support look-ahead with the {kind} table yet: the \
+             next router's field would have to come from the neighbours' programmable \
+             tables; use --table none with --lookahead"
+        )));
     }
     compile(rel, table)
 }

@@ -31,6 +31,13 @@
 //!   [`tables::EsContents`]), read by every input port at once; reset
 //!   loads the contents [`tables::economical`] derives from the compiled
 //!   relation, and `cfg_*` (docs/interface.md) rewrites an entry.
+//!   With `--table full` (LAPSES §5) an entry per destination and with
+//!   `--table meta` (§5.1.1) an entry per node of the router's cluster
+//!   and per other cluster ([`tables::full`], [`tables::meta`]): the glue
+//!   compares the head's absolute address (and for the meta table the
+//!   cluster coordinates of `node_id`) with each entry's coordinates to
+//!   drive its word line; the contents depend on the node, so reset loads
+//!   those of `node_id` from a ROM (node id -> contents).
 //! - VC allocation (Chien: RA): one [`RoutingArbiter`] matching input
 //!   ports to output ports; input port q's candidate slot j is output port
 //!   j when the relation permits one of its VCs that no packet holds. The
@@ -144,8 +151,11 @@
 //! [`MAX_ROUTER_NODES`] nodes, relative or absolute addressing (the
 //! address fields of `RouterSpec::address_field_bits` must fit the flit),
 //! credit or on/off flow control (D >= 2), look-ahead (on tori up to 8
-//! ports), no routing table or the
-//! economical-storage table (meshes and hypercubes), W = 16, 32 or 64,
+//! ports), no routing table, the economical-storage table (meshes and
+//! hypercubes), the full table (at most [`tables::MAX_FULL_ENTRIES`]
+//! nodes) or the meta table (at most [`tables::MAX_META_NODES`] nodes,
+//! where the deadlock checker proves the relation it restricts), W = 16,
+//! 32 or 64,
 //! P <= 16, V <= 16, D <= 16. [`matrix`] lists the configurations the
 //! tests build. Everything else returns `Error::InvalidSpec` naming what
 //! is not supported yet.

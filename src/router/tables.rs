@@ -792,7 +792,7 @@ pub fn full(rel: &Relation, table: &CompiledTable) -> Result<EsContents> {
 /// other cluster, which serves all its nodes and so can only hold the
 /// outputs the relation permits toward every one of them (their
 /// intersection). That restricts the relation; the restricted relation is
-/// proved with the deadlock checker ([`check_table`]: a hop toward every
+/// proved with the deadlock checker ([`crate::algo::check::check_table`]: a hop toward every
 /// destination, an escape hop where the relation has escape channels, no
 /// dependency cycle). Two splits of the node id are tried: the cluster id
 /// as the upper dimensions (2-D: rows, LAPSES Figure 8a), then as the
