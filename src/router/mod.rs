@@ -163,6 +163,7 @@
 //! Rust `update` (the simulation model) and a hand-written `hdl` emitting
 //! the same logic as Verilog text; the co-simulation test holds them equal.
 pub mod lookahead;
+pub mod sliced;
 pub mod tables;
 
 use std::fmt::Write as _;
@@ -178,7 +179,7 @@ use crate::blocks::{
     RoutingArbiter,
 };
 use crate::error::{Error, Result};
-use crate::spec::{FlowControl, PathSelection, RouterSpec, TableStorage, Topology};
+use crate::spec::{FlowControl, PathSelection, RouterDatapath, RouterSpec, TableStorage, Topology};
 use lookahead::{LookaheadTable, NextNode};
 use tables::CompiledTable;
 
@@ -313,6 +314,10 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
              use --flow-control credit",
             spec.algorithm
         )));
+    }
+    if spec.datapath == RouterDatapath::Sliced {
+        // Each slice's decoder holds its dimension's 1-D relation.
+        compile(&sliced::slice_spec(spec))?;
     }
     let mut table = tables::compile(&rel, spec.addressing)?;
     if spec.table == TableStorage::Economical {
@@ -452,6 +457,9 @@ pub struct Router<const W: usize> {
     /// and for the switch.
     rptr: Vec<DFF<VcId>>,
     sptr: Vec<DFF<VcId>>,
+    /// With `--datapath sliced`: the dimension slices ([`sliced`]), each a
+    /// router of its own; the fields above are then empty or unused.
+    slices: Vec<Router<W>>,
     _p: usize,
     _v: usize,
     _depth: usize,
@@ -482,6 +490,9 @@ impl<const W: usize> Router<W> {
                 "flit width {} in a {W}-bit router",
                 spec.flit_width
             )));
+        }
+        if spec.datapath == RouterDatapath::Sliced {
+            return sliced::build(spec, table);
         }
         let p = table.ports();
         let v = table.vcs();
@@ -577,6 +588,7 @@ impl<const W: usize> Router<W> {
             on: dffs(if onoff { pv } else { 0 }),
             rptr: dffs(p),
             sptr: dffs(p),
+            slices: Vec::new(),
             _p: p,
             _v: v,
             _depth: d,
@@ -631,6 +643,9 @@ impl<const W: usize> Logic for Router<W> {
     // `glue_verilog`, which the co-simulation holds equal to this.
     #[allow(clippy::needless_range_loop)]
     fn update(&mut self) {
+        if !self.slices.is_empty() {
+            return self.update_sliced();
+        }
         let (p, v) = (self._p, self._v);
         let pv = p * v;
         let clk = self.clock.val();
@@ -1008,6 +1023,9 @@ impl<const W: usize> Logic for Router<W> {
     }
 
     fn connect(&mut self) {
+        if !self.slices.is_empty() {
+            return self.connect_sliced();
+        }
         let (p, v) = (self._p, self._v);
         let pv = p * v;
         for i in 0..pv {
@@ -1089,7 +1107,11 @@ impl<const W: usize> Logic for Router<W> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(self.glue_verilog())
+        Verilog::Custom(if self.slices.is_empty() {
+            self.glue_verilog()
+        } else {
+            self.sliced_verilog()
+        })
     }
 }
 
