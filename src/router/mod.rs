@@ -131,11 +131,13 @@
 //! in the same cycle, also in a chain of routers. MAX-CREDIT counts the
 //! VCs of a port whose level is high.
 //!
-//! Departure from Chien §5 (Figures 5-8), not built yet: every algorithm
-//! uses this one organization; Chien's dimension slices (one 3x3 crossbar
-//! per dimension for dimension order, §5.1, Figure 5), 4x4 plane slices
-//! (planar-adaptive, §5.2, Figure 6) and the (4n+1)-port crossbar of
-//! *-channels (§5.4, Figure 8, a port per channel class) are not.
+//! Departure from Chien §5 (Figures 5-8): every algorithm uses this one
+//! organization by default (`--datapath unified`). Chien's dimension
+//! slices (one 3x3 crossbar per dimension for dimension order, §5.1,
+//! Figure 5) are built with `--datapath sliced` ([`sliced`]: a router of
+//! n such routers of 1-D networks); 4x4 plane slices (planar-adaptive,
+//! §5.2, Figure 6) and the (4n+1)-port crossbar of *-channels (§5.4,
+//! Figure 8, a port per channel class) are not.
 //!
 //! # Supported configurations
 //!
@@ -339,7 +341,8 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
 /// algorithm on every topology it supports, n = 2 and 3 (and 4 on meshes
 /// and hypercubes), V = the algorithm's minimum and one more, relative and
 /// absolute addressing, radix 4 on meshes and tori, flit widths 16, 32 and
-/// 64 taken in turn (124 configurations).
+/// 64 taken in turn (124 configurations); and dimension order sliced
+/// (`--datapath sliced`) on a 3-D torus and a 4-cube (126 in all).
 pub fn matrix() -> Vec<RouterSpec> {
     use crate::spec::names::Named;
     use crate::spec::{Addressing, Algorithm, SpecInput};
@@ -381,6 +384,7 @@ pub fn matrix() -> Vec<RouterSpec> {
             }
         }
     }
+    out.extend(sliced::samples());
     out
 }
 

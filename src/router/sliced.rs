@@ -70,6 +70,33 @@ pub fn slice_spec(spec: &RouterSpec) -> RouterSpec {
     }
 }
 
+/// The sliced configurations of [`super::matrix`]: dimension order on a
+/// 4-ary 3-cube (three slices, datelines) and a 4-cube (four 2x2 slices).
+pub fn samples() -> Vec<RouterSpec> {
+    use crate::spec::{Algorithm, SpecInput};
+    [
+        (Topology::Torus, 3, 4, 2, 32),
+        (Topology::Hypercube, 4, 2, 1, 16),
+    ]
+    .into_iter()
+    .map(|(topology, dims, radix, vcs, w)| {
+        SpecInput {
+            topology: Some(topology),
+            dims: Some(dims),
+            radix: Some(radix),
+            algorithm: Some(Algorithm::DimensionOrder),
+            vcs: Some(vcs),
+            flit_width: Some(w),
+            datapath: Some(RouterDatapath::Sliced),
+            ..SpecInput::default()
+        }
+        .resolve()
+        .expect("sliced samples are valid")
+        .spec
+    })
+    .collect()
+}
+
 /// Marks every signal of `signals` driven (by the sliced router's wiring).
 fn wire<D: Direction, T: Synth>(signals: &mut [Signal<D, T>]) {
     for s in signals {

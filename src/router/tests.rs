@@ -1198,6 +1198,7 @@ fn top_module_has_exactly_the_documented_ports() {
         economical(spec_on(Algorithm::DimensionOrder, Topology::Mesh, 3, 3, 2)),
     ];
     cases.extend(matrix().into_iter().step_by(7));
+    cases.extend(sliced::samples());
     for s in cases {
         let text = top_verilog(&s).expect("supported");
         assert_eq!(
