@@ -241,6 +241,12 @@ pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
 /// deadlock being caught; no command-line option reaches it.
 #[doc(hidden)]
 pub fn compile_deadlock_prone_without_dateline_vcs(spec: &RouterSpec) -> Result<CompiledTable> {
+    if spec.datapath == RouterDatapath::Sliced {
+        // The slices compile their own relations, with the datelines.
+        return Err(unsupported(
+            "the dateline-free test relation with --datapath sliced".into(),
+        ));
+    }
     compile_with(
         spec,
         Knobs {
