@@ -11,8 +11,10 @@
 //! injection), its local output goes to slice d+1's local input (slice
 //! n-1's is ejection), each a channel with V virtual channels, an input
 //! buffer per VC (slice d+1's flow-control units, Chien's FCUs on the
-//! inter-slice channels of Figure 10) and credits (or on/off levels) back,
-//! exactly the link protocol of docs/interface.md.
+//! inter-slice channels of Figure 10) and credits back, exactly the link
+//! protocol of docs/interface.md. (On/off flow control is refused: a port's
+//! level would follow its slice buffer, which a flit leaves for the next
+//! slice before it leaves the router; see `spec::sliced_allowed`.)
 //!
 //! A slice reads the address field at bits `[0, F)` and `node_id`'s low
 //! coordinate; the wiring hands slice d the head flit with fields 0 and d
@@ -20,8 +22,9 @@
 //! way out (wires only). A flit with no offset left in dimension d leaves
 //! slice d by its local port (the 1-D relation's answer at its
 //! destination) into slice d + 1; torus dateline classes stay per
-//! dimension, as in the n-D relation (a packet enters each dimension in
-//! class 0 unless its wraparound link is behind it).
+//! dimension, as in the n-D relation (class 0 in a dimension while its
+//! wraparound link is ahead, class 1 otherwise, whatever the dimensions
+//! before).
 //!
 //! The slices together implement the n-D relation: at node x, a packet
 //! for y inside slice d (all offsets below d zero) leaves by dimension d's
