@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::spec::{
-    Addressing, Algorithm, FlowControl, PathSelection, SpecInput, TableStorage, Topology,
+    Addressing, Algorithm, FlowControl, PathSelection, RouterDatapath, SpecInput, TableStorage,
+    Topology,
 };
 
 #[derive(Debug, Parser)]
@@ -401,6 +402,12 @@ pub struct SpecArgs {
     /// Link flow control: credit or on-off [default: credit].
     #[arg(long, value_name = "KIND")]
     pub flow_control: Option<FlowControl>,
+
+    /// Datapath organization: unified (one crossbar) or sliced (one 3x3
+    /// crossbar per dimension, Chien §5.1 Figure 5; --algo dor)
+    /// [default: unified].
+    #[arg(long, value_name = "KIND")]
+    pub datapath: Option<RouterDatapath>,
 }
 
 impl SpecArgs {
@@ -420,6 +427,7 @@ impl SpecArgs {
             path_selection: self.path_selection,
             table: self.table,
             flow_control: self.flow_control,
+            datapath: self.datapath,
         }
     }
 }

@@ -4,7 +4,8 @@
 use proptest::prelude::*;
 use routergen::spec::names::Named;
 use routergen::spec::{
-    Addressing, Algorithm, FlowControl, PathSelection, SpecInput, TableStorage, Topology,
+    Addressing, Algorithm, FlowControl, PathSelection, RouterDatapath, SpecInput, TableStorage,
+    Topology,
 };
 use std::path::Path;
 
@@ -45,9 +46,10 @@ prop_compose! {
         path_selection in pick::<PathSelection>(),
         table in pick::<TableStorage>(),
         flow_control in pick::<FlowControl>(),
+        datapath in pick::<RouterDatapath>(),
     ) -> SpecInput {
         SpecInput { topology, dims, radix, algorithm, ports, vcs, flit_width, buffer_depth,
-                    addressing, lookahead, path_selection, table, flow_control }
+                    addressing, lookahead, path_selection, table, flow_control, datapath }
     }
 }
 

@@ -138,11 +138,13 @@
 //! in the same cycle, also in a chain of routers. MAX-CREDIT counts the
 //! VCs of a port whose level is high.
 //!
-//! Departure from Chien §5 (Figures 5-8), not built yet: every algorithm
-//! uses this one organization; Chien's dimension slices (one 3x3 crossbar
-//! per dimension for dimension order, §5.1, Figure 5), 4x4 plane slices
-//! (planar-adaptive, §5.2, Figure 6) and the (4n+1)-port crossbar of
-//! *-channels (§5.4, Figure 8, a port per channel class) are not.
+//! Departure from Chien §5 (Figures 5-8): every algorithm uses this one
+//! organization by default (`--datapath unified`). Chien's dimension
+//! slices (one 3x3 crossbar per dimension for dimension order, §5.1,
+//! Figure 5) are built with `--datapath sliced` ([`sliced`]: a router of
+//! n such routers of 1-D networks); 4x4 plane slices (planar-adaptive,
+//! §5.2, Figure 6) and the (4n+1)-port crossbar of *-channels (§5.4,
+//! Figure 8, a port per channel class) are not.
 //!
 //! # Supported configurations
 //!
@@ -173,6 +175,7 @@
 //! Rust `update` (the simulation model) and a hand-written `hdl` emitting
 //! the same logic as Verilog text; the co-simulation test holds them equal.
 pub mod lookahead;
+pub mod sliced;
 pub mod tables;
 
 use std::fmt::Write as _;
@@ -188,7 +191,7 @@ use crate::blocks::{
     RoutingArbiter,
 };
 use crate::error::{Error, Result};
-use crate::spec::{FlowControl, PathSelection, RouterSpec, TableStorage, Topology};
+use crate::spec::{FlowControl, PathSelection, RouterDatapath, RouterSpec, TableStorage, Topology};
 use lookahead::{LookaheadTable, NextNode};
 use tables::CompiledTable;
 
@@ -249,6 +252,12 @@ pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
 /// deadlock being caught; no command-line option reaches it.
 #[doc(hidden)]
 pub fn compile_deadlock_prone_without_dateline_vcs(spec: &RouterSpec) -> Result<CompiledTable> {
+    if spec.datapath == RouterDatapath::Sliced {
+        // The slices compile their own relations, with the datelines.
+        return Err(unsupported(
+            "the dateline-free test relation with --datapath sliced".into(),
+        ));
+    }
     compile_with(
         spec,
         Knobs {
@@ -318,6 +327,10 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
             spec.algorithm
         )));
     }
+    if spec.datapath == RouterDatapath::Sliced {
+        // Each slice's decoder holds its dimension's 1-D relation.
+        compile(&sliced::slice_spec(spec))?;
+    }
     let mut table = tables::compile(&rel, spec.addressing)?;
     match spec.table {
         TableStorage::Economical => table.es = Some(tables::economical(&table)?),
@@ -341,7 +354,8 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
 /// algorithm on every topology it supports, n = 2 and 3 (and 4 on meshes
 /// and hypercubes), V = the algorithm's minimum and one more, relative and
 /// absolute addressing, radix 4 on meshes and tori, flit widths 16, 32 and
-/// 64 taken in turn (124 configurations).
+/// 64 taken in turn (124 configurations); and dimension order sliced
+/// (`--datapath sliced`) on a 3-D torus and a 4-cube (126 in all).
 pub fn matrix() -> Vec<RouterSpec> {
     use crate::spec::names::Named;
     use crate::spec::{Addressing, Algorithm, SpecInput};
@@ -383,6 +397,7 @@ pub fn matrix() -> Vec<RouterSpec> {
             }
         }
     }
+    out.extend(sliced::samples());
     out
 }
 
@@ -459,6 +474,9 @@ pub struct Router<const W: usize> {
     /// and for the switch.
     rptr: Vec<DFF<VcId>>,
     sptr: Vec<DFF<VcId>>,
+    /// With `--datapath sliced`: the dimension slices ([`sliced`]), each a
+    /// router of its own; the fields above are then empty or unused.
+    slices: Vec<Router<W>>,
     _p: usize,
     _v: usize,
     _depth: usize,
@@ -489,6 +507,9 @@ impl<const W: usize> Router<W> {
                 "flit width {} in a {W}-bit router",
                 spec.flit_width
             )));
+        }
+        if spec.datapath == RouterDatapath::Sliced {
+            return sliced::build(spec, table);
         }
         let p = table.ports();
         let v = table.vcs();
@@ -595,6 +616,7 @@ impl<const W: usize> Router<W> {
             on: dffs(if onoff { pv } else { 0 }),
             rptr: dffs(p),
             sptr: dffs(p),
+            slices: Vec::new(),
             _p: p,
             _v: v,
             _depth: d,
@@ -649,6 +671,9 @@ impl<const W: usize> Logic for Router<W> {
     // `glue_verilog`, which the co-simulation holds equal to this.
     #[allow(clippy::needless_range_loop)]
     fn update(&mut self) {
+        if !self.slices.is_empty() {
+            return self.update_sliced();
+        }
         let (p, v) = (self._p, self._v);
         let pv = p * v;
         let clk = self.clock.val();
@@ -1035,6 +1060,9 @@ impl<const W: usize> Logic for Router<W> {
     }
 
     fn connect(&mut self) {
+        if !self.slices.is_empty() {
+            return self.connect_sliced();
+        }
         let (p, v) = (self._p, self._v);
         let pv = p * v;
         for i in 0..pv {
@@ -1116,7 +1144,11 @@ impl<const W: usize> Logic for Router<W> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(self.glue_verilog())
+        Verilog::Custom(if self.slices.is_empty() {
+            self.glue_verilog()
+        } else {
+            self.sliced_verilog()
+        })
     }
 }
 

@@ -535,8 +535,12 @@ fn scoreboard<const W: usize>(
                          does not permit",
                         net.node_name(pk.dest)
                     );
-                    // Packets of one input VC leave in the order they came.
-                    let ik = pk.in_port * v + pk.in_vc;
+                    // Packets of one input VC leave in the order they came
+                    // (by the same output port in a sliced router, where a
+                    // packet that moves on to the next slice may leave
+                    // after one behind it that kept its dimension).
+                    let ik =
+                        (pk.in_port * v + pk.in_vc) * p + if r.slices.is_empty() { 0 } else { o };
                     if let Some(&last) = last_seq.get(&ik) {
                         assert!(
                             last < pk.seq,
@@ -588,7 +592,7 @@ fn scoreboard<const W: usize>(
 }
 
 /// [`scoreboard`] at the spec's flit width.
-fn run(spec: &RouterSpec, node: NodeId, packets_per_vc: usize, seed: u64) -> usize {
+pub(super) fn run(spec: &RouterSpec, node: NodeId, packets_per_vc: usize, seed: u64) -> usize {
     match spec.flit_width {
         16 => scoreboard::<16>(spec, node, packets_per_vc, seed),
         32 => scoreboard::<32>(spec, node, packets_per_vc, seed),
@@ -596,7 +600,7 @@ fn run(spec: &RouterSpec, node: NodeId, packets_per_vc: usize, seed: u64) -> usi
     }
 }
 
-fn node_at(spec: &RouterSpec, coords: &[u32]) -> NodeId {
+pub(super) fn node_at(spec: &RouterSpec, coords: &[u32]) -> NodeId {
     Network::new(spec.topology, spec.dims, spec.radix)
         .unwrap()
         .node_at(coords)
@@ -1403,6 +1407,7 @@ fn top_module_has_exactly_the_documented_ports() {
         meta_table(spec_on(Algorithm::DimensionOrder, Topology::Mesh, 3, 3, 1)),
     ];
     cases.extend(matrix().into_iter().step_by(7));
+    cases.extend(sliced::samples());
     for s in cases {
         let text = top_verilog(&s).expect("supported");
         assert_eq!(
@@ -1571,7 +1576,7 @@ fn the_matrix_covers_every_algorithm_and_topology_and_compiles() {
 
 /// Verilator -Wall and iverilog -Wall on every configuration of `configs`,
 /// Yosys synth on those marked.
-fn lint_and_synth(configs: &[(RouterSpec, bool)]) {
+pub(super) fn lint_and_synth(configs: &[(RouterSpec, bool)]) {
     use crate::flows::{lint_warnings, require_tool, yosys};
     if !require_tool("verilator") || !require_tool("iverilog") || !require_tool("yosys") {
         return;
@@ -1925,7 +1930,7 @@ fn cosimulate_with_mutant(configs: &[RouterSpec]) {
 
 /// The routers of `configs` against their Verilog, the first also as a
 /// copy with `mutation` applied, which must be caught.
-fn cosimulate_with(configs: &[RouterSpec], mutation: (&str, &str)) {
+pub(super) fn cosimulate_with(configs: &[RouterSpec], mutation: (&str, &str)) {
     use crate::blocks::tool_checks::cosimulate_with_mutant;
     use crate::blocks::Variant;
     use crate::flows::require_tool;

@@ -219,6 +219,7 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
     let mut packets: Vec<Packet> = Vec::new();
     let mut tags: HashMap<u64, u32> = HashMap::new();
     let mut bufs = Buffers::new(&w);
+    bufs.fifo = cfg.spec.datapath == crate::spec::RouterDatapath::Unified;
     let mut dog = Watchdog::new(cfg.watchdog);
     let mut trace = Vec::new();
     let mut link_flits = vec![0u64; nodes * pp];

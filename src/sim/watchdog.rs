@@ -18,8 +18,17 @@ pub struct Buffers {
     pub bufs: Vec<VecDeque<(u32, u32)>>,
     /// Per output VC (same indexing): the input VC whose packet holds it.
     owner: Vec<Option<usize>>,
+    /// Per output VC: the packet holding it.
+    held: Vec<u32>,
     /// Flits in all buffers.
     pub flits: usize,
+    /// Whether a packet leaves a router only from the front of its input
+    /// buffer. Not in a sliced router (Chien §5.1): a packet that moves on
+    /// to the next dimension's slice leaves the port's input buffer before
+    /// it leaves the router, and the packet behind it may leave first; the
+    /// model then takes a packet's flits from wherever they are in the
+    /// buffer (still in order within the packet).
+    pub fifo: bool,
 }
 
 impl Buffers {
@@ -28,7 +37,9 @@ impl Buffers {
         Buffers {
             bufs: vec![VecDeque::new(); k],
             owner: vec![None; k],
+            held: vec![0; k],
             flits: 0,
+            fifo: true,
         }
     }
 
@@ -61,7 +72,13 @@ impl Buffers {
             let id = head_id.ok_or_else(|| format!("{}: a head flit of no packet", name()))?;
             let found = (0..pp * v)
                 .map(|j| node * pp * v + j)
-                .find(|&j| self.bufs[j].front() == Some(&(id, 0)))
+                .find(|&j| {
+                    if self.fifo {
+                        self.bufs[j].front() == Some(&(id, 0))
+                    } else {
+                        self.bufs[j].contains(&(id, 0))
+                    }
+                })
                 .ok_or_else(|| {
                     format!(
                         "{}: head of packet {id} leaves, but no input buffer has it in front",
@@ -75,12 +92,22 @@ impl Buffers {
                 ));
             }
             self.owner[ovc] = Some(found);
+            self.held[ovc] = id;
             found
         } else {
             self.owner[ovc].ok_or_else(|| format!("{}: a body flit on a free VC", name()))?
         };
+        let at = if self.fifo {
+            0
+        } else {
+            let id = self.held[ovc];
+            self.bufs[from]
+                .iter()
+                .position(|x| x.0 == id)
+                .ok_or_else(|| format!("{}: packet {id} has no flit left", name()))?
+        };
         let x = self.bufs[from]
-            .pop_front()
+            .remove(at)
             .ok_or_else(|| format!("{}: a flit from an empty buffer", name()))?;
         self.flits -= 1;
         if f.tail {

@@ -65,6 +65,18 @@ named_enum!(
 );
 
 named_enum!(
+    /// How the router's datapath is organized (Chien §5): one crossbar
+    /// from every input to every output, or one small crossbar per
+    /// dimension chained by flow-controlled channels (Figure 5).
+    RouterDatapath, "datapath", {
+        /// One P x P crossbar (Chien §5.3, Figure 7; every algorithm).
+        Unified => "unified" [],
+        /// Dimension slices (Chien §5.1, Figure 5; dimension order).
+        Sliced => "sliced" ["slices", "dimension-slices"],
+    }
+);
+
+named_enum!(
     /// Link-level flow control.
     FlowControl, "flow control", {
         Credit => "credit" ["credits"],
@@ -107,6 +119,7 @@ pub struct SpecInput {
     pub path_selection: Option<PathSelection>,
     pub table: Option<TableStorage>,
     pub flow_control: Option<FlowControl>,
+    pub datapath: Option<RouterDatapath>,
 }
 
 /// A resolved, validated specification. Every field is set; the invariants
@@ -129,6 +142,7 @@ pub struct RouterSpec {
     pub path_selection: PathSelection,
     pub table: TableStorage,
     pub flow_control: FlowControl,
+    pub datapath: RouterDatapath,
 }
 
 /// A resolved spec together with the names of the fields that took defaults.
@@ -168,6 +182,7 @@ impl SpecInput {
             path_selection: over.path_selection.or(self.path_selection),
             table: over.table.or(self.table),
             flow_control: over.flow_control.or(self.flow_control),
+            datapath: over.datapath.or(self.datapath),
         }
     }
 
@@ -363,6 +378,12 @@ impl SpecInput {
             )));
         }
 
+        let datapath = self.datapath.unwrap_or(RouterDatapath::Unified);
+        pick("datapath", self.datapath.is_some());
+        if datapath == RouterDatapath::Sliced {
+            sliced_allowed(algorithm, lookahead, table, flow_control)?;
+        }
+
         let spec = RouterSpec {
             topology,
             dims,
@@ -377,6 +398,7 @@ impl SpecInput {
             path_selection,
             table,
             flow_control,
+            datapath,
         };
         let header = spec.header_bits();
         if header > flit_width {
@@ -395,6 +417,51 @@ impl SpecInput {
         }
         Ok(Resolved { spec, defaulted })
     }
+}
+
+/// Whether `--datapath sliced` is built for this configuration: Chien's
+/// dimension slices (§5.1, Figure 5) route dimension order, whose packets
+/// never return to a lower dimension; a slice's own address decoder reads
+/// its dimension's field only (no look-ahead field of the whole router's
+/// ports, no 3^n table of the whole router).
+fn sliced_allowed(
+    algorithm: Algorithm,
+    lookahead: bool,
+    table: TableStorage,
+    flow_control: FlowControl,
+) -> Result<()> {
+    if algorithm != Algorithm::DimensionOrder {
+        return Err(Error::invalid(format!(
+            "--datapath sliced is not built for --algo {algorithm}: the sliced router is \
+             Chien's Figure 5 organization for dimension order (one 3x3 crossbar per \
+             dimension, §5.1); allowed: --datapath sliced with --algo dor, or --datapath \
+             unified with any algorithm"
+        )));
+    }
+    if lookahead {
+        return Err(Error::invalid(
+            "--datapath sliced with --lookahead is not built: the look-ahead field names \
+             the ports of a unified router; allowed with --datapath sliced: --lookahead off",
+        ));
+    }
+    if table != TableStorage::None {
+        return Err(Error::invalid(format!(
+            "--datapath sliced with --table {table} is not built: each slice decodes its \
+             own dimension's field in logic; allowed with --datapath sliced: --table none"
+        )));
+    }
+    if flow_control != FlowControl::Credit {
+        // A flit leaves a port's input buffer for the next slice before it
+        // leaves the router: the levels are the slices' own, which the
+        // interface's level rule (docs/interface.md) does not describe.
+        return Err(Error::invalid(format!(
+            "--datapath sliced with --flow-control {flow_control} is not built: a flit \
+             leaves a port's input buffer for the next slice before it leaves the router, \
+             so its level does not follow the router's occupancy as docs/interface.md \
+             states it; allowed with --datapath sliced: --flow-control credit"
+        )));
+    }
+    Ok(())
 }
 
 /// Checks `value` lies in `lo..=hi`; the message names the flag and the range.
@@ -548,11 +615,15 @@ impl RouterSpec {
             Topology::Hypercube => format!("hypercube{}d", self.dims),
         };
         format!(
-            "router_{}_{}_v{}_w{}",
+            "router_{}_{}_v{}_w{}{}",
             self.algorithm.to_string().replace('-', "_"),
             topo,
             self.vcs,
-            self.flit_width
+            self.flit_width,
+            match self.datapath {
+                RouterDatapath::Unified => "",
+                RouterDatapath::Sliced => "_sliced",
+            }
         )
     }
 
@@ -563,7 +634,7 @@ impl RouterSpec {
 
     /// `key = value` lines, with `(default)` after the values the user left out.
     pub fn describe(&self, defaulted: &[&str]) -> String {
-        let rows: [(&str, String); 13] = [
+        let rows: [(&str, String); 14] = [
             ("topology", self.topology.to_string()),
             ("dims", self.dims.to_string()),
             ("radix", self.radix.to_string()),
@@ -577,6 +648,7 @@ impl RouterSpec {
             ("path_selection", self.path_selection.to_string()),
             ("table", self.table.to_string()),
             ("flow_control", self.flow_control.to_string()),
+            ("datapath", self.datapath.to_string()),
         ];
         rows.iter()
             .map(|(k, v)| {
