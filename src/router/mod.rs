@@ -461,6 +461,8 @@ pub struct Router<const W: usize> {
     _updates: Vec<HeaderUpdate>,
     _la: Option<LookaheadTable>,
     _la_at: Vec<Option<usize>>,
+    /// The crossbar's wired pairs (o P + i, `CompiledTable::crossbar_links`).
+    _links: Vec<bool>,
     /// Per output port j > 0: the node id of the router across it.
     _next: Vec<NextNode>,
     /// Bits of the address fields: the look-ahead field starts here.
@@ -513,6 +515,7 @@ impl<const W: usize> Router<W> {
         let fb = la.as_ref().map_or(0, |la| la.field_bits);
         let field_shape = la.as_ref().map(|la| lookahead::field_shape(&table, la));
         let next_rows = la.as_ref().map_or(Vec::new(), |la| la.next.clone());
+        let links = table.crossbar_links();
         let decoder = || match &es {
             None => AddressDecoder::new(table.shape.clone(), &table.rows),
             Some(t) => AddressDecoder::new(
@@ -567,7 +570,7 @@ impl<const W: usize> Router<W> {
             rla: dffs(if la.is_some() { pv } else { 0 }),
             valloc: RoutingArbiter::new(p, p, spec.path_selection),
             salloc: RoutingArbiter::new(p, 1, PathSelection::StaticXy),
-            xbar: Crossbar::per_flit(p),
+            xbar: Crossbar::per_flit_linking(p, &links),
             routed: dffs(pv),
             rport: dffs(pv),
             rvc: dffs(pv),
@@ -587,6 +590,7 @@ impl<const W: usize> Router<W> {
             _fb: fb,
             _la: la,
             _la_at: la_at,
+            _links: links,
             _es: es,
             _table: table,
         })
@@ -780,7 +784,8 @@ impl<const W: usize> Logic for Router<W> {
         for q in 0..p {
             self.valloc.req[q].next = rsel[q].is_some();
             for j in 0..p {
-                let open = (0..v).any(|c| perm[q][j * v + c] && free[j * v + c]);
+                let open =
+                    self._links[j * p + q] && (0..v).any(|c| perm[q][j * v + c] && free[j * v + c]);
                 self.valloc.cand[q * p + j].next = PortId::from(j as u64);
                 self.valloc.cand_valid[q * p + j].next = open;
             }
@@ -1402,9 +1407,14 @@ impl<const W: usize> Router<W> {
                 let open: Vec<String> = (0..v)
                     .map(|c| format!("(perm${q}${} & vfree${})", j * v + c, j * v + c))
                     .collect();
-                line(format!(
-                    "    valloc$cand${m} = {pb}'d{j}; valloc$cand_valid${m} = {};",
+                // A pair the crossbar does not wire is never a candidate.
+                let open = if self._links[j * p + q] {
                     open.join(" | ")
+                } else {
+                    "1'b0".into()
+                };
+                line(format!(
+                    "    valloc$cand${m} = {pb}'d{j}; valloc$cand_valid${m} = {open};"
                 ));
             }
         }
