@@ -53,6 +53,9 @@ pub struct Crossbar<const W: usize> {
     busy: Vec<Signal<Local, Bit>>,
     /// Whether connections are held from head to tail.
     hold: Constant<Bit>,
+    /// Which inputs each output is wired to (index o * P + i): a grant of
+    /// a pair not wired is ignored and synthesis drops its selection term.
+    link: Vec<Constant<Bit>>,
     zero: Constant<Bits<W>>,
     _p: usize,
     _pp: usize,
@@ -68,6 +71,15 @@ impl<const W: usize> Crossbar<W> {
     /// A crossbar switched per flit: no held connections.
     pub fn per_flit(ports: usize) -> Self {
         Self::build(ports, false)
+    }
+
+    /// A crossbar switched per flit whose output o is wired to input i only
+    /// where `links[o * P + i]` (a router's relation never sends some
+    /// inputs to some outputs: `crate::router::tables::reach`).
+    pub fn per_flit_linking(ports: usize, links: &[bool]) -> Self {
+        let mut x = Self::build(ports, false);
+        x.link = links.iter().map(|&l| Constant::new(l)).collect();
+        x
     }
 
     fn build(ports: usize, hold: bool) -> Self {
@@ -90,6 +102,7 @@ impl<const W: usize> Crossbar<W> {
             taken: signals(p),
             busy: signals(p),
             hold: Constant::new(hold),
+            link: (0..p * p).map(|_| Constant::new(true)).collect(),
             zero: Constant::new(Bits::<W>::default()),
             _p: p,
             _pp: p * p,
@@ -126,9 +139,10 @@ impl<const W: usize> Logic for Crossbar<W> {
                     if self.busy[o].val() {
                         self.sel[o * pw + i].next = self.held[o * pw + i].q.val();
                     } else {
-                        self.sel[o * pw + i].next =
-                            self.grant[o * pw + i].val() & !self.taken[o].val();
-                        if self.grant[o * pw + i].val() {
+                        self.sel[o * pw + i].next = self.grant[o * pw + i].val()
+                            & self.link[o * pw + i].val()
+                            & !self.taken[o].val();
+                        if self.grant[o * pw + i].val() & self.link[o * pw + i].val() {
                             self.taken[o].next = true;
                         }
                     }
@@ -201,6 +215,8 @@ mod tests {
         p: usize,
         hold: bool,
         held: Vec<Option<usize>>,
+        /// Wired pairs (o * P + i).
+        links: Vec<bool>,
     }
 
     /// Inputs of one cycle, decoded from a stimulus row.
@@ -249,7 +265,7 @@ mod tests {
                         busy[o] = 1;
                         Some(i)
                     }
-                    None => (0..p).find(|&i| c.grant[o * p + i]),
+                    None => (0..p).find(|&i| c.grant[o * p + i] && self.links[o * p + i]),
                 };
                 if let Some(i) = sel {
                     data[o] = c.data[i];
@@ -358,12 +374,17 @@ mod tests {
 
     #[test]
     fn matches_the_reference_on_random_traffic() {
-        for hold in [true, false] {
+        // (hold, some pairs not wired)
+        for (hold, sparse) in [(true, false), (false, false), (false, true)] {
             for p in [2, 3, 5] {
-                let mut x = if hold {
-                    Crossbar::<16>::new(p)
-                } else {
-                    Crossbar::<16>::per_flit(p)
+                // An irregular pattern, every output keeping one input.
+                let links: Vec<bool> = (0..p * p)
+                    .map(|k| !sparse || (k / p + 2 * (k % p)) % 3 != 1)
+                    .collect();
+                let mut x = match (hold, sparse) {
+                    (true, _) => Crossbar::<16>::new(p),
+                    (false, false) => Crossbar::<16>::per_flit(p),
+                    (false, true) => Crossbar::<16>::per_flit_linking(p, &links),
                 };
                 prepare(&mut x);
                 let stim = random_stimulus(&x, "clock", 3000, 17 + p as u64);
@@ -372,10 +393,11 @@ mod tests {
                     p,
                     hold,
                     held: vec![None; p],
+                    links,
                 };
                 for (c, s) in stim.iter().enumerate() {
                     let want = r.step(&decode(p, s));
-                    assert_eq!(got[c], want, "P={p} hold={hold} cycle {c}");
+                    assert_eq!(got[c], want, "P={p} hold={hold} sparse={sparse} cycle {c}");
                 }
             }
         }

@@ -71,6 +71,17 @@ pub struct FlowControlUnit<const W: usize> {
     slot_data: Vec<DFF<Bits<W>>>,
     slot_head: Vec<DFF<Bit>>,
     slot_tail: Vec<DFF<Bit>>,
+    /// The oldest flit's head and tail marks (low when empty), kept in
+    /// flip-flops of their own so that `out_head` and `out_tail` come
+    /// straight from a flip-flop: the router's VC allocation, its critical
+    /// path, starts from `out_head`.
+    front_head: DFF<Bit>,
+    front_tail: DFF<Bit>,
+    /// The head and tail marks of the flit after the oldest one.
+    head_after: Signal<Local, Bit>,
+    tail_after: Signal<Local, Bit>,
+    /// The read pointer's successor.
+    rp_inc: Signal<Local, Count>,
     rp: DFF<Count>,
     wp: DFF<Count>,
     count: DFF<Count>,
@@ -136,6 +147,11 @@ impl<const W: usize> FlowControlUnit<W> {
             slot_data: (0..d).map(|_| DFF::default()).collect(),
             slot_head: (0..d).map(|_| DFF::default()).collect(),
             slot_tail: (0..d).map(|_| DFF::default()).collect(),
+            front_head: DFF::default(),
+            front_tail: DFF::default(),
+            head_after: Signal::default(),
+            tail_after: Signal::default(),
+            rp_inc: Signal::default(),
             rp: DFF::default(),
             wp: DFF::default(),
             count: DFF::default(),
@@ -171,6 +187,8 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             self.slot_head[k].d.next = self.slot_head[k].q.val();
             self.slot_tail[k].d.next = self.slot_tail[k].q.val();
         }
+        self.front_head.clock.next = self.clock.val();
+        self.front_tail.clock.next = self.clock.val();
         self.rp.clock.next = self.clock.val();
         self.wp.clock.next = self.clock.val();
         self.count.clock.next = self.clock.val();
@@ -183,13 +201,24 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
         // Receive side: the oldest flit (the data ungated when empty).
         self.out_valid.next = self.count.q.val() != self.zero.val();
         self.out_data.next = self.slot_data[0].q.val();
-        self.out_head.next = false;
-        self.out_tail.next = false;
         for k in 0..self._d {
             if self.rp.q.val() == self.slot[k].val() {
                 self.out_data.next = self.slot_data[k].q.val();
-                self.out_head.next = self.out_valid.val() & self.slot_head[k].q.val();
-                self.out_tail.next = self.out_valid.val() & self.slot_tail[k].q.val();
+            }
+        }
+        self.out_head.next = self.front_head.q.val();
+        self.out_tail.next = self.front_tail.q.val();
+        if self.rp.q.val() == self.last.val() {
+            self.rp_inc.next = self.zero.val();
+        } else {
+            self.rp_inc.next = (self.rp.q.val() + self.one.val()) & self.ptr_mask.val();
+        }
+        self.head_after.next = false;
+        self.tail_after.next = false;
+        for k in 0..self._d {
+            if self.rp_inc.val() == self.slot[k].val() {
+                self.head_after.next = self.slot_head[k].q.val();
+                self.tail_after.next = self.slot_tail[k].q.val();
             }
         }
         self.pop.next = self.out_valid.val() & self.out_ready.val();
@@ -197,6 +226,23 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
         // see the module documentation).
         self.push.next = self.in_valid.val() & (self.count.q.val() != self.depth.val());
         self.overflow.next = self.in_valid.val() & !self.push.val();
+        // The next oldest flit's marks: the arriving flit's when it lands
+        // in an empty buffer (or one whose only flit leaves), else the
+        // slot's after the read pointer (a pop) or the same ones.
+        self.front_head.d.next = self.front_head.q.val();
+        self.front_tail.d.next = self.front_tail.q.val();
+        if self.pop.val() {
+            if self.count.q.val() == self.one.val() {
+                self.front_head.d.next = self.push.val() & self.in_head.val();
+                self.front_tail.d.next = self.push.val() & self.in_tail.val();
+            } else {
+                self.front_head.d.next = self.head_after.val();
+                self.front_tail.d.next = self.tail_after.val();
+            }
+        } else if self.count.q.val() == self.zero.val() {
+            self.front_head.d.next = self.push.val() & self.in_head.val();
+            self.front_tail.d.next = self.push.val() & self.in_tail.val();
+        }
         if self.push.val() {
             for k in 0..self._d {
                 if self.wp.q.val() == self.slot[k].val() {
@@ -212,11 +258,7 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             }
         }
         if self.pop.val() {
-            if self.rp.q.val() == self.last.val() {
-                self.rp.d.next = self.zero.val();
-            } else {
-                self.rp.d.next = (self.rp.q.val() + self.one.val()) & self.ptr_mask.val();
-            }
+            self.rp.d.next = self.rp_inc.val();
         }
         if self.push.val() & !self.pop.val() {
             self.count.d.next = (self.count.q.val() + self.one.val()) & self.count_mask.val();
@@ -255,6 +297,8 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
         }
 
         if self.rst.val() {
+            self.front_head.d.next = false;
+            self.front_tail.d.next = false;
             self.rp.d.next = self.zero.val();
             self.wp.d.next = self.zero.val();
             self.count.d.next = self.zero.val();

@@ -12,11 +12,13 @@
 //! - Flow-control units (Chien: FC): one [`FlowControlUnit`] receive
 //!   buffer of D flits per input VC; a flit goes to the buffer its `in_vc`
 //!   names, and each slot freed pulses `p<q>_in_credit[c]` upstream.
-//! - Address decoders (Chien: AD): one [`AddressDecoder`] per input port.
-//!   Each cycle the port offers it one VC whose front flit is a head flit
-//!   without an output VC yet (round robin over the VCs, the pointer
-//!   advancing every cycle, so a waiting VC is first in line once every V
-//!   cycles). The decoder reduces the address (and `node_id` where the key
+//! - Address decoders (Chien: AD): one [`AddressDecoder`] per input VC,
+//!   reading its buffer's front flit. Each cycle the port offers VC
+//!   allocation one VC whose front flit is a head flit without an output
+//!   VC yet (round robin over the VCs, the pointer advancing every cycle,
+//!   so a waiting VC is first in line once every V cycles), choosing among
+//!   the decoders' answers: the choice and the decoding run side by side
+//!   on the router's critical path. The decoder reduces the address (and `node_id` where the key
 //!   needs it) to a routing key per dimension: sign of the offset, whether
 //!   both directions are minimal (a torus offset of k/2), whether the
 //!   wraparound link lies ahead (the dateline classes of the survey §8), and
@@ -50,16 +52,21 @@
 //!   leaves; under *-channels and Duato it is free again only when all its
 //!   credits are back (the downstream queue empty: Duato's theorem assumes
 //!   a queue never holds two packets, survey §4.2; see
-//!   [`tables::CompiledTable::atomic`]). Each output port takes at most one new packet per cycle (Chien
+//!   [`tables::CompiledTable::atomic`]). Input port q competes for output
+//!   port j only where some packet arriving on q can leave by j
+//!   ([`tables::reach`]). Each output port takes at most one new packet per cycle (Chien
 //!   §3: making connections sequentially does not significantly reduce
 //!   performance).
 //! - Switch allocation and crossbar (Chien: CB): per input port, one VC
 //!   that holds an output VC, has a flit and a credit for that output VC
 //!   (round robin as above); a second [`RoutingArbiter`] (one candidate per
 //!   input, STATIC-XY) gives each output port to one of the requesting
-//!   input ports. A P x P [`Crossbar::per_flit`] moves the flits: the
-//!   switch is set per flit, so packets on different VCs share an output
-//!   port flit by flit.
+//!   input ports. A P x P [`Crossbar::per_flit_linking`] moves the flits:
+//!   the switch is set per flit, so packets on different VCs share an
+//!   output port flit by flit. It wires output o to input q only where the
+//!   relation can send a packet arriving on q out of o ([`tables::reach`]:
+//!   dimension order never turns back nor to a lower dimension, Chien
+//!   §5.1), every pair with a programmable table.
 //! - VC multiplexing onto the links (Chien: VC): each output VC has a
 //!   credit counter for the downstream buffer (D at reset, minus one per
 //!   flit sent, plus one per `p<o>_out_credit[v]` pulse), or with on/off
@@ -71,15 +78,15 @@
 //!   to the link.
 //! - Header update (Chien: the decoder computes the updated header): here
 //!   at each output port, after the crossbar ([`HeaderUpdate`]): the decoder
-//!   is shared by an input port's VCs and routes a head flit a cycle before
+//!   routes a head flit a cycle before
 //!   the flit crosses, and at the output port the hop's dimension and
 //!   direction are fixed. With relative addressing the travelled
 //!   dimension's offset moves one step toward zero (a torus offset of k/2
 //!   that leaves the other way round becomes k/2 - 1 of the other sign; a
 //!   hypercube clears the dimension's bit).
 //!
-//! Cost: buffers P V D W flip-flops; decoders P tables of at most 7^n keys
-//! (3^n on meshes and hypercubes), independent of V; VC allocation
+//! Cost: buffers P V D W flip-flops; decoders P V tables of at most 7^n
+//! keys (3^n on meshes and hypercubes); VC allocation
 //! O(P^3) (Chien's O(F^2) per input with F = P), switch allocation O(P^2);
 //! crossbar O(P^2 W) (Chien Figure 2: O(P^2)); the V:1 selections per
 //! input port O(P V W); the credit check of each input VC selects one of
@@ -110,7 +117,7 @@
 //! per input VC holds it until the head crosses, when it replaces the
 //! field. A head leaving by the local port keeps its field. Cost: (P -
 //! 1)^2 look-ahead decoders (each with a key -> field table; no decoder
-//! for a port's own link) in place of the link ports' P - 1 decoders, a
+//! for a port's own link) in place of the link ports' (P - 1) V decoders, a
 //! P-way mux per input port and a field register (P bits, 2P on a torus)
 //! per input VC. Latency is unchanged (two cycles per router): the decoder
 //! already shares its cycle with allocation, and look-ahead removes it from
@@ -439,8 +446,11 @@ pub struct Router<const W: usize> {
     tclass: Vec<DFF<ClassId>>,
     /// Input buffers, one per input VC i = q V + c.
     fcu: Vec<FlowControlUnit<W>>,
-    /// One address decoder per input port; with look-ahead only the local
-    /// port's (the others read their hop from the head flit).
+    /// One address decoder per input VC i = q V + c, each reading its own
+    /// buffer's front flit, so the round-robin choice of the waiting VC
+    /// selects among decoded answers instead of preceding the decoder (VC
+    /// allocation is the router's critical path); with look-ahead only the
+    /// local port's (the others read their hop from the head flit).
     dec: Vec<AddressDecoder<W>>,
     /// Look-ahead (LAPSES §3.2): per input port q and link output port j
     /// (but q's own link), a decoder of the field the head leaves by j
@@ -486,6 +496,8 @@ pub struct Router<const W: usize> {
     _updates: Vec<HeaderUpdate>,
     _la: Option<LookaheadTable>,
     _la_at: Vec<Option<usize>>,
+    /// The crossbar's wired pairs (o P + i, `CompiledTable::crossbar_links`).
+    _links: Vec<bool>,
     /// Per output port j > 0: the node id of the router across it.
     _next: Vec<NextNode>,
     /// Bits of the address fields: the look-ahead field starts here.
@@ -546,6 +558,7 @@ impl<const W: usize> Router<W> {
         let fb = la.as_ref().map_or(0, |la| la.field_bits);
         let field_shape = la.as_ref().map(|la| lookahead::field_shape(&table, la));
         let next_rows = la.as_ref().map_or(Vec::new(), |la| la.next.clone());
+        let links = table.crossbar_links();
         let decoder = || match &es {
             None => AddressDecoder::new(table.shape.clone(), &table.rows),
             Some(t) => AddressDecoder::new(
@@ -589,11 +602,11 @@ impl<const W: usize> Router<W> {
                 })
                 .collect(),
             dec: (0..if la.is_some() {
-                1
+                v
             } else if word_in_glue {
                 0
             } else {
-                p
+                p * v
             })
                 .map(|_| decoder())
                 .collect(),
@@ -606,7 +619,7 @@ impl<const W: usize> Router<W> {
             rla: dffs(if la.is_some() { pv } else { 0 }),
             valloc: RoutingArbiter::new(p, p, spec.path_selection),
             salloc: RoutingArbiter::new(p, 1, PathSelection::StaticXy),
-            xbar: Crossbar::per_flit(p),
+            xbar: Crossbar::per_flit_linking(p, &links),
             routed: dffs(pv),
             rport: dffs(pv),
             rvc: dffs(pv),
@@ -627,6 +640,7 @@ impl<const W: usize> Router<W> {
             _fb: fb,
             _la: la,
             _la_at: la_at,
+            _links: links,
             _es: es,
             _table: table,
         })
@@ -655,6 +669,15 @@ fn connect_dffs<T: Synth>(regs: &mut [DFF<T>]) {
         r.clock.connect();
         r.d.connect();
     }
+}
+
+/// Verilog for the signal `name(i)` of the input VC i = q V + c that input
+/// port q's routing round robin chose (`rsel$q`, VC 0 when none waits).
+fn by_rsel(q: usize, v: usize, name: impl Fn(usize) -> String) -> String {
+    let vb = VC_BITS;
+    (1..v).rev().fold(name(q * v), |rest, c| {
+        format!("((rsel${q} == {vb}'d{c}) ? {} : {rest})", name(q * v + c))
+    })
 }
 
 /// The first VC (of `v`) at or after `ptr`, then from 0, whose flag is set:
@@ -745,11 +768,14 @@ impl<const W: usize> Logic for Router<W> {
                 .collect();
             rsel[q] = round_robin(self.rptr[q].q.val().index(), &waiting);
             shown[q] = self.fcu[q * v + rsel[q].unwrap_or(0)].out_data.val();
-            if q < self.dec.len() {
-                self.dec[q].node_id.next = self.node_id.val();
-                self.dec[q].in_data.next = shown[q];
-                self.dec[q].in_valid.next = rsel[q].is_some();
-                self.dec[q].in_head.next = rsel[q].is_some();
+            if q * v < self.dec.len() {
+                for c in 0..v {
+                    let i = q * v + c;
+                    self.dec[i].node_id.next = self.node_id.val();
+                    self.dec[i].in_data.next = self.fcu[i].out_data.val();
+                    self.dec[i].in_valid.next = waiting[c];
+                    self.dec[i].in_head.next = waiting[c];
+                }
             }
             // Look-ahead: the next router's field along every link j, from
             // the head as it would leave by j, at the neighbour's node id.
@@ -782,10 +808,10 @@ impl<const W: usize> Logic for Router<W> {
                         (None, Some(la)) if q > 0 => {
                             rsel[q].is_some() && la.lookup(field[q]).is_some_and(|r| r.permits(k))
                         }
-                        (None, _) => self.dec[q].cand[k].val(),
+                        (None, _) => self.dec[q * v + rsel[q].unwrap_or(0)].cand[k].val(),
                         (Some(es), _) => (0..es.entries.len()).any(|e| {
                             (if es.kind == tables::TableKind::Economical {
-                                self.dec[q].cand[e].val()
+                                self.dec[q * v + rsel[q].unwrap_or(0)].cand[e].val()
                             } else {
                                 rsel[q].is_some()
                                     && es.selects(e, shown[q].to_u64(), self.node_id.val().to_u64())
@@ -827,7 +853,8 @@ impl<const W: usize> Logic for Router<W> {
         for q in 0..p {
             self.valloc.req[q].next = rsel[q].is_some();
             for j in 0..p {
-                let open = (0..v).any(|c| perm[q][j * v + c] && free[j * v + c]);
+                let open =
+                    self._links[j * p + q] && (0..v).any(|c| perm[q][j * v + c] && free[j * v + c]);
                 self.valloc.cand[q * p + j].next = PortId::from(j as u64);
                 self.valloc.cand_valid[q * p + j].next = open;
             }
@@ -1310,12 +1337,14 @@ impl<const W: usize> Router<W> {
                     q * v + c
                 ));
             }
-            if q < self.dec.len() {
-                line(format!("    dec${q}$node_id = node_id;"));
-                line(format!("    dec${q}$in_data = shown${q};"));
-                line(format!(
-                    "    dec${q}$in_valid = rany${q}; dec${q}$in_head = rany${q};"
-                ));
+            if q * v < self.dec.len() {
+                for i in q * v..(q + 1) * v {
+                    line(format!("    dec${i}$node_id = node_id;"));
+                    line(format!("    dec${i}$in_data = fcu${i}$out_data;"));
+                    line(format!(
+                        "    dec${i}$in_valid = wait${i}; dec${i}$in_head = wait${i};"
+                    ));
+                }
             }
             // Look-ahead: the next router's field along every link j.
             for j in 1..p {
@@ -1351,7 +1380,8 @@ impl<const W: usize> Router<W> {
             (None, None) => {
                 for q in 0..p {
                     for k in 0..pv {
-                        line(format!("wire perm${q}${k} = dec${q}$cand${k};"));
+                        let cand = by_rsel(q, v, |i| format!("dec${i}$cand${k}"));
+                        line(format!("wire perm${q}${k} = {cand};"));
                     }
                 }
             }
@@ -1359,7 +1389,8 @@ impl<const W: usize> Router<W> {
                 // The local port decodes its first hop; the others read the
                 // VCs of their field (LAPSES §3.2).
                 for k in 0..pv {
-                    line(format!("wire perm$0${k} = dec$0$cand${k};"));
+                    let cand = by_rsel(0, v, |i| format!("dec${i}$cand${k}"));
+                    line(format!("wire perm$0${k} = {cand};"));
                 }
                 for q in 1..p {
                     line(format!("reg [{}:0] lam${q};", pv - 1));
@@ -1411,7 +1442,7 @@ impl<const W: usize> Router<W> {
                         .rev()
                         .map(|e| {
                             if es.kind == tables::TableKind::Economical {
-                                format!("dec${q}$cand${e}")
+                                by_rsel(q, v, |i| format!("dec${i}$cand${e}"))
                             } else {
                                 format!(
                                     "(rany${q} & {})",
@@ -1472,9 +1503,14 @@ impl<const W: usize> Router<W> {
                 let open: Vec<String> = (0..v)
                     .map(|c| format!("(perm${q}${} & vfree${})", j * v + c, j * v + c))
                     .collect();
-                line(format!(
-                    "    valloc$cand${m} = {pb}'d{j}; valloc$cand_valid${m} = {};",
+                // A pair the crossbar does not wire is never a candidate.
+                let open = if self._links[j * p + q] {
                     open.join(" | ")
+                } else {
+                    "1'b0".into()
+                };
+                line(format!(
+                    "    valloc$cand${m} = {pb}'d{j}; valloc$cand_valid${m} = {open};"
                 ));
             }
         }

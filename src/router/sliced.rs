@@ -191,6 +191,7 @@ pub(super) fn build<const W: usize>(
         _updates: Vec::new(),
         _la: None,
         _la_at: Vec::new(),
+        _links: Vec::new(),
         _next: Vec::new(),
         _ab: 0,
         _fb: 0,

@@ -54,6 +54,10 @@ pub struct CompiledTable {
     pub atomic: bool,
     /// With `--lookahead`: the VCs each look-ahead field permits.
     pub la: Option<super::lookahead::LookaheadTable>,
+    /// Per input port q, bit o: some packet that can arrive on q (injected
+    /// there, or sent by the upstream router's relation) may leave by
+    /// output port o ([`reach`]). The crossbar connects only these pairs.
+    pub reach: Vec<u64>,
 }
 
 impl CompiledTable {
@@ -65,6 +69,16 @@ impl CompiledTable {
     /// Virtual channels per physical channel V.
     pub fn vcs(&self) -> usize {
         self.shape.vcs
+    }
+
+    /// The crossbar's connections (index o P + i): the pairs of [`reach`],
+    /// or every pair with a programmable table, whose contents the relation
+    /// does not bound.
+    pub fn crossbar_links(&self) -> Vec<bool> {
+        let p = self.ports();
+        (0..p * p)
+            .map(|k| self.es.is_some() || (self.reach[k % p] >> (k / p)) & 1 == 1)
+            .collect()
     }
 
     /// Whether the router reads `node_id`.
@@ -304,7 +318,49 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
         es: None,
         atomic: rel.has_escape(),
         la: None,
+        reach: reach(rel),
     })
+}
+
+/// Per input port q (docs/interface.md numbering), the output ports (bit o)
+/// a packet arriving on q can leave by, over every node: a packet injected
+/// at the node, or one the upstream router's relation sends over the link
+/// into q, asked where the relation sends it next. A dimension-order
+/// router never turns a flit from a higher dimension back to a lower one,
+/// nor sends it back where it came from (Chien §5.1 builds its crossbar
+/// from those facts); the other relations have their own gaps.
+pub fn reach(rel: &Relation) -> Vec<u64> {
+    let net = &rel.net;
+    let mut reach = vec![0u64; net.port_count()];
+    let mut buf = Vec::new();
+    let mut next = Vec::new();
+    for node in 0..net.nodes() {
+        for dest in 0..net.nodes() {
+            rel.route(node, Input::INJECTED, dest, &mut buf);
+            for h in &buf {
+                reach[0] |= 1 << net.port_index(h.port);
+                let Port::Link { dim, dir } = h.port else {
+                    continue;
+                };
+                let Some(there) = net.neighbour(node, h.port) else {
+                    continue;
+                };
+                let q = net.port_index(Port::Link {
+                    dim,
+                    dir: dir.reverse(),
+                });
+                let input = Input {
+                    port: h.port,
+                    vc: h.vc,
+                };
+                rel.route(there, input, dest, &mut next);
+                for o in &next {
+                    reach[q] |= 1 << net.port_index(o.port);
+                }
+            }
+        }
+    }
+    reach
 }
 
 /// Largest number of dimensions of the router's economical-storage table
@@ -954,6 +1010,53 @@ mod tests {
         assert_eq!(ports_and_vcs(&t, key(&[3, 1])), [(2, 0), (2, 1)]);
         assert_eq!(ports_and_vcs(&t, key(&[0, 3])), [(4, 0), (4, 1)]);
         assert_eq!(t.rows.len(), 9);
+    }
+
+    /// Output ports as a bit set.
+    fn ports(list: &[usize]) -> u64 {
+        list.iter().map(|o| 1 << o).sum()
+    }
+
+    #[test]
+    fn dimension_order_never_turns_back_nor_to_a_lower_dimension() {
+        // Ports: 0 local, 1 toward +x, 2 toward -x, 3 toward +y, 4 toward -y
+        // (docs/interface.md). A flit arriving on port 1 travels -x: it goes
+        // on -x, turns to y, or leaves (Chien §5.1: x first, then y).
+        for (topology, k) in [(Topology::Mesh, 4), (Topology::Torus, 5)] {
+            let t = table(Algorithm::DimensionOrder, topology, 2, k, 2);
+            assert_eq!(t.reach[1], ports(&[0, 2, 3, 4]), "{topology}");
+            assert_eq!(t.reach[2], ports(&[0, 1, 3, 4]), "{topology}");
+            assert_eq!(t.reach[3], ports(&[0, 4]), "{topology}");
+            assert_eq!(t.reach[4], ports(&[0, 3]), "{topology}");
+            assert_eq!(t.reach[0] & ports(&[1, 2, 3, 4]), ports(&[1, 2, 3, 4]));
+            let links = t.crossbar_links();
+            assert!(!links[5 + 3], "no turn from y (port 3) to +x (port 1)");
+            assert!(links[5 + 2], "x to x goes straight on");
+        }
+        // A 4-ary torus breaks the tie of offset 2 toward + (`dor_dir`): a
+        // flit travelling -x has offset -1 and never goes on -x.
+        let t = table(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2);
+        assert_eq!(t.reach[1], ports(&[0, 3, 4]));
+        assert_eq!(t.reach[2], ports(&[0, 1, 3, 4]));
+        // e-cube on a 3-cube: after dimension d only higher dimensions.
+        let e = table(Algorithm::DimensionOrder, Topology::Hypercube, 3, 2, 1);
+        assert_eq!(e.reach[1], ports(&[0, 2, 3]));
+        assert_eq!(e.reach[2], ports(&[0, 3]));
+        assert_eq!(e.reach[3], ports(&[0]));
+    }
+
+    #[test]
+    fn adaptive_relations_keep_their_turns_and_a_programmable_table_wires_all() {
+        // West-first (turn model): a flit travelling west (arrived on the
+        // east port 1) may go on west, north, south or leave; one travelling
+        // north (arrived on port 4, the -y side) never turns west (port 2).
+        let w = table(Algorithm::WestFirst, Topology::Mesh, 2, 4, 1);
+        assert_eq!(w.reach[1], ports(&[0, 2, 3, 4]));
+        assert_eq!(w.reach[4] & ports(&[2]), 0, "no turn to the west");
+        assert_ne!(w.reach[4] & ports(&[1]), 0, "north may turn east");
+        let mut es = table(Algorithm::DimensionOrder, Topology::Mesh, 2, 4, 1);
+        es.es = Some(economical(&es).expect("a mesh has a 3^n table"));
+        assert!(es.crossbar_links().iter().all(|&l| l));
     }
 
     #[test]
