@@ -571,25 +571,7 @@ impl<const W: usize> Router<W> {
             ),
         };
         Ok(Router {
-            clock: Signal::default(),
-            rst: Signal::default(),
-            node_id: Signal::default(),
-            in_data: signals(p),
-            in_valid: signals(p),
-            in_head: signals(p),
-            in_tail: signals(p),
-            in_vc: signals(p),
-            out_credit: signals(pv),
-            in_credit: signals(pv),
-            out_data: signals(p),
-            out_valid: signals(p),
-            out_head: signals(p),
-            out_tail: signals(p),
-            out_vc: signals(p),
-            cfg_we: Signal::default(),
-            cfg_addr: Signal::default(),
             cfg_mask: signals(if es.is_some() { p } else { 0 }),
-            cfg_class: Signal::default(),
             tmask: dffs(entries * p),
             tclass: dffs(entries),
             fcu: (0..pv)
@@ -629,11 +611,6 @@ impl<const W: usize> Router<W> {
             on: dffs(if onoff { pv } else { 0 }),
             rptr: dffs(p),
             sptr: dffs(p),
-            slices: Vec::new(),
-            _p: p,
-            _v: v,
-            _depth: d,
-            _onoff: onoff,
             _updates: (0..p).map(|o| HeaderUpdate::new(&table.shape, o)).collect(),
             _next: (1..p).map(|j| NextNode::new(&table.shape, j)).collect(),
             _ab: table.shape.dims * table.shape.field_bits,
@@ -642,8 +619,72 @@ impl<const W: usize> Router<W> {
             _la_at: la_at,
             _links: links,
             _es: es,
-            _table: table,
+            ..Self::shell(p, v, spec, table)
         })
+    }
+
+    /// A router with `p` ports and `v` VCs, its external ports only: no
+    /// buffers, decoders or tables, stand-in allocators and crossbar. The
+    /// sliced router is one holding its slices; [`Router::with_table`] fills
+    /// in the unified router's blocks over it.
+    pub(super) fn shell(p: usize, v: usize, spec: &RouterSpec, table: CompiledTable) -> Self {
+        let pv = p * v;
+        Router {
+            clock: Signal::default(),
+            rst: Signal::default(),
+            node_id: Signal::default(),
+            in_data: signals(p),
+            in_valid: signals(p),
+            in_head: signals(p),
+            in_tail: signals(p),
+            in_vc: signals(p),
+            out_credit: signals(pv),
+            in_credit: signals(pv),
+            out_data: signals(p),
+            out_valid: signals(p),
+            out_head: signals(p),
+            out_tail: signals(p),
+            out_vc: signals(p),
+            cfg_we: Signal::default(),
+            cfg_addr: Signal::default(),
+            cfg_mask: Vec::new(),
+            cfg_class: Signal::default(),
+            tmask: Vec::new(),
+            tclass: Vec::new(),
+            fcu: Vec::new(),
+            dec: Vec::new(),
+            ladec: Vec::new(),
+            lamux: Vec::new(),
+            rla: Vec::new(),
+            // The smallest stand-ins, their inputs tied low (synthesis removes
+            // them) where the router has allocators of its own elsewhere.
+            valloc: RoutingArbiter::new(2, 1, PathSelection::StaticXy),
+            salloc: RoutingArbiter::new(2, 1, PathSelection::StaticXy),
+            xbar: Crossbar::per_flit(1),
+            routed: Vec::new(),
+            rport: Vec::new(),
+            rvc: Vec::new(),
+            busy: Vec::new(),
+            credits: Vec::new(),
+            has_credit: Vec::new(),
+            on: Vec::new(),
+            rptr: dffs(0),
+            sptr: dffs(0),
+            slices: Vec::new(),
+            _p: p,
+            _v: v,
+            _depth: spec.buffer_depth as usize,
+            _onoff: spec.flow_control == FlowControl::OnOff,
+            _es: None,
+            _updates: Vec::new(),
+            _la: None,
+            _la_at: Vec::new(),
+            _links: Vec::new(),
+            _next: Vec::new(),
+            _ab: 0,
+            _fb: 0,
+            _table: table,
+        }
     }
 
     /// Physical ports P.

@@ -57,10 +57,9 @@ use std::fmt::Write as _;
 
 use rust_hdl::prelude::*;
 
-use super::{dffs, signals, unsupported, Router};
-use crate::blocks::{Crossbar, RoutingArbiter};
+use super::{unsupported, Router};
 use crate::error::{Error, Result};
-use crate::spec::{FlowControl, PathSelection, RouterDatapath, RouterSpec, Topology};
+use crate::spec::{PathSelection, RouterDatapath, RouterSpec, Topology};
 
 /// The spec of one slice: the same router on a 1-D network of the same
 /// radix, unified (its one crossbar is the slice's).
@@ -135,67 +134,12 @@ pub(super) fn build<const W: usize>(
     }
     let p = table.ports();
     let v = table.vcs();
-    let pv = p * v;
-    let onoff = spec.flow_control == FlowControl::OnOff;
     if p != 1 + n * links_per_dim(spec) {
         return Err(unsupported(format!("{p} ports on {n} slices")));
     }
     Ok(Router {
-        clock: Signal::default(),
-        rst: Signal::default(),
-        node_id: Signal::default(),
-        in_data: signals(p),
-        in_valid: signals(p),
-        in_head: signals(p),
-        in_tail: signals(p),
-        in_vc: signals(p),
-        out_credit: signals(pv),
-        in_credit: signals(pv),
-        out_data: signals(p),
-        out_valid: signals(p),
-        out_head: signals(p),
-        out_tail: signals(p),
-        out_vc: signals(p),
-        cfg_we: Signal::default(),
-        cfg_addr: Signal::default(),
-        cfg_mask: Vec::new(),
-        cfg_class: Signal::default(),
-        tmask: Vec::new(),
-        tclass: Vec::new(),
-        fcu: Vec::new(),
-        dec: Vec::new(),
-        ladec: Vec::new(),
-        lamux: Vec::new(),
-        rla: Vec::new(),
-        // The unified router's allocators and crossbar are not used: the
-        // slices hold their own. The smallest ones stand in, their inputs
-        // tied low, and synthesis removes them.
-        valloc: RoutingArbiter::new(2, 1, PathSelection::StaticXy),
-        salloc: RoutingArbiter::new(2, 1, PathSelection::StaticXy),
-        xbar: Crossbar::per_flit(1),
-        routed: Vec::new(),
-        rport: Vec::new(),
-        rvc: Vec::new(),
-        busy: Vec::new(),
-        credits: Vec::new(),
-        has_credit: Vec::new(),
-        on: Vec::new(),
-        rptr: dffs(0),
-        sptr: dffs(0),
         slices,
-        _p: p,
-        _v: v,
-        _depth: spec.buffer_depth as usize,
-        _onoff: onoff,
-        _es: None,
-        _updates: Vec::new(),
-        _la: None,
-        _la_at: Vec::new(),
-        _links: Vec::new(),
-        _next: Vec::new(),
-        _ab: 0,
-        _fb: 0,
-        _table: table,
+        ..Router::shell(p, v, spec, table)
     })
 }
 
