@@ -77,6 +77,9 @@ pub struct FlowControlUnit<const W: usize> {
     /// path, starts from `out_head`.
     front_head: DFF<Bit>,
     front_tail: DFF<Bit>,
+    /// The buffer is not empty, likewise in a flip-flop of its own:
+    /// `out_valid` starts the router's switch allocation.
+    front_valid: DFF<Bit>,
     /// The head and tail marks of the flit after the oldest one.
     head_after: Signal<Local, Bit>,
     tail_after: Signal<Local, Bit>,
@@ -149,6 +152,7 @@ impl<const W: usize> FlowControlUnit<W> {
             slot_tail: (0..d).map(|_| DFF::default()).collect(),
             front_head: DFF::default(),
             front_tail: DFF::default(),
+            front_valid: DFF::default(),
             head_after: Signal::default(),
             tail_after: Signal::default(),
             rp_inc: Signal::default(),
@@ -189,6 +193,7 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
         }
         self.front_head.clock.next = self.clock.val();
         self.front_tail.clock.next = self.clock.val();
+        self.front_valid.clock.next = self.clock.val();
         self.rp.clock.next = self.clock.val();
         self.wp.clock.next = self.clock.val();
         self.count.clock.next = self.clock.val();
@@ -199,7 +204,7 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
         self.credits.d.next = self.credits.q.val();
 
         // Receive side: the oldest flit (the data ungated when empty).
-        self.out_valid.next = self.count.q.val() != self.zero.val();
+        self.out_valid.next = self.front_valid.q.val();
         self.out_data.next = self.slot_data[0].q.val();
         for k in 0..self._d {
             if self.rp.q.val() == self.slot[k].val() {
@@ -231,6 +236,12 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
         // slot's after the read pointer (a pop) or the same ones.
         self.front_head.d.next = self.front_head.q.val();
         self.front_tail.d.next = self.front_tail.q.val();
+        // Not empty next: a flit arrives, or one stays after the pop.
+        if self.pop.val() {
+            self.front_valid.d.next = self.push.val() | (self.count.q.val() != self.one.val());
+        } else {
+            self.front_valid.d.next = self.push.val() | (self.count.q.val() != self.zero.val());
+        }
         if self.pop.val() {
             if self.count.q.val() == self.one.val() {
                 self.front_head.d.next = self.push.val() & self.in_head.val();
@@ -299,6 +310,7 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
         if self.rst.val() {
             self.front_head.d.next = false;
             self.front_tail.d.next = false;
+            self.front_valid.d.next = false;
             self.rp.d.next = self.zero.val();
             self.wp.d.next = self.zero.val();
             self.count.d.next = self.zero.val();

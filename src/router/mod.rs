@@ -474,12 +474,14 @@ pub struct Router<const W: usize> {
     /// (on/off); the other is empty.
     busy: Vec<DFF<Bit>>,
     credits: Vec<DFF<Count>>,
-    /// Credit flow control, per output VC: its count is not zero, kept in
-    /// a flip-flop of its own (set from the count's next value) so that
-    /// switch allocation, the router's critical path, starts from a
-    /// flip-flop instead of a comparison.
-    has_credit: Vec<DFF<Bit>>,
     on: Vec<DFF<Bit>>,
+    /// Per input VC: it holds an output VC and that VC may send (a credit,
+    /// or the on level), kept in a flip-flop of the input VC so that
+    /// switch allocation, the router's critical path, starts from a
+    /// flip-flop instead of a selection among every output VC's flags.
+    /// Exact: only its holder sends on an output VC, so the input VC's own
+    /// send is the only decrement.
+    cok: Vec<DFF<Bit>>,
     /// Per input port: round-robin pointers of the VC chosen for routing
     /// and for the switch.
     rptr: Vec<DFF<VcId>>,
@@ -607,8 +609,8 @@ impl<const W: usize> Router<W> {
             rvc: dffs(pv),
             busy: dffs(pv),
             credits: dffs(if onoff { 0 } else { pv }),
-            has_credit: dffs(if onoff { 0 } else { pv }),
             on: dffs(if onoff { pv } else { 0 }),
+            cok: dffs(pv),
             rptr: dffs(p),
             sptr: dffs(p),
             _updates: (0..p).map(|o| HeaderUpdate::new(&table.shape, o)).collect(),
@@ -666,8 +668,8 @@ impl<const W: usize> Router<W> {
             rvc: Vec::new(),
             busy: Vec::new(),
             credits: Vec::new(),
-            has_credit: Vec::new(),
             on: Vec::new(),
+            cok: Vec::new(),
             rptr: dffs(0),
             sptr: dffs(0),
             slices: Vec::new(),
@@ -753,10 +755,7 @@ impl<const W: usize> Logic for Router<W> {
         for r in self.credits.iter_mut() {
             r.clock.next = clk;
         }
-        for r in self.has_credit.iter_mut() {
-            r.clock.next = clk;
-        }
-        for r in self.on.iter_mut() {
+        for r in self.on.iter_mut().chain(self.cok.iter_mut()) {
             r.clock.next = clk;
         }
         for q in 0..p {
@@ -938,20 +937,7 @@ impl<const W: usize> Logic for Router<W> {
             let ready: Vec<bool> = (0..v)
                 .map(|c| {
                     let i = q * v + c;
-                    let o = self.rport[i].q.val().index();
-                    let vc = self.rvc[i].q.val().index();
-                    let sendable = |k: usize| {
-                        if self._onoff {
-                            self.on[k].q.val()
-                        } else {
-                            self.has_credit[k].q.val()
-                        }
-                    };
-                    self.fcu[i].out_valid.val()
-                        && self.routed[i].q.val()
-                        && o < p
-                        && vc < v
-                        && sendable(o * v + vc)
+                    self.fcu[i].out_valid.val() && self.cok[i].q.val()
                 })
                 .collect();
             ssel[q] = round_robin(self.sptr[q].q.val().index(), &ready);
@@ -973,11 +959,21 @@ impl<const W: usize> Logic for Router<W> {
             let go = self.salloc.grant[q].val();
             let i = q * v + ssel[q].unwrap_or(0);
             // A head flit crosses with the look-ahead field chosen for it.
-            self.xbar.in_data[q].next = if self._la.is_some() && self.fcu[i].out_head.val() {
-                let lamask = fmask << self._ab;
-                let data = self.fcu[i].out_data.val().to_u64();
-                let la = self.rla[i].q.val().to_u64() << self._ab;
-                Bits::<W>::from((data & !lamask) | (la & lamask))
+            // A head flit crosses with the look-ahead field chosen for it
+            // and the header of the port it holds (the update made before
+            // the crossbar, from the registered port, so that it is off the
+            // path from switch allocation to the output).
+            self.xbar.in_data[q].next = if self.fcu[i].out_head.val() {
+                let mut data = self.fcu[i].out_data.val().to_u64();
+                if self._la.is_some() {
+                    let lamask = fmask << self._ab;
+                    let la = self.rla[i].q.val().to_u64() << self._ab;
+                    data = (data & !lamask) | (la & lamask);
+                }
+                match self._updates.get(sroute[q].0) {
+                    Some(u) => Bits::<W>::from(u.apply(data, W)),
+                    None => Bits::<W>::from(data),
+                }
             } else {
                 self.fcu[i].out_data.val()
             };
@@ -989,15 +985,10 @@ impl<const W: usize> Logic for Router<W> {
             }
         }
 
-        // Output side: the head flit's header update of this port.
+        // Output side: the flits as they cross, the output VC.
         let mut out_vc = vec![0usize; p];
         for o in 0..p {
-            let data = self.xbar.out_data[o].val();
-            self.out_data[o].next = if self.xbar.out_head[o].val() {
-                Bits::<W>::from(self._updates[o].apply(data.to_u64(), W))
-            } else {
-                data
-            };
+            self.out_data[o].next = self.xbar.out_data[o].val();
             self.out_valid[o].next = self.xbar.out_valid[o].val();
             self.out_head[o].next = self.xbar.out_head[o].val();
             self.out_tail[o].next = self.xbar.out_tail[o].val();
@@ -1010,11 +1001,34 @@ impl<const W: usize> Logic for Router<W> {
         }
 
         // State.
+        // Output VC (o, c) may send in the next cycle: with a credit flow,
+        // it has a credit left after `sent` flits leave now (a returning
+        // credit always counts then, as the count is below D); on/off,
+        // the level now arriving. Ports and VCs out of range: never.
+        let may_send = |o: usize, c: usize, sent: bool| {
+            let k = o * v + c;
+            o < p
+                && c < v
+                && (self.out_credit[k].val()
+                    || (!self._onoff && self.credits[k].q.val().to_u64() > u64::from(sent)))
+        };
         for q in 0..p {
             for c in 0..v {
                 let i = q * v + c;
                 let granted = rsel[q] == Some(c) && alloc[q].is_some();
                 let leaves = self.fcu[i].out_ready.val() && self.fcu[i].out_tail.val();
+                // A newly held output VC was free, so nothing is sent on it
+                // now; a held one sends only this input VC's flits.
+                let (o, vc) = alloc[q].unwrap_or((0, 0));
+                let (ho, hvc) = (self.rport[i].q.val().index(), self.rvc[i].q.val().index());
+                self.cok[i].d.next = !rst
+                    && if granted {
+                        may_send(o, vc, false)
+                    } else {
+                        !leaves
+                            && self.routed[i].q.val()
+                            && may_send(ho, hvc, self.fcu[i].out_ready.val())
+                    };
                 self.routed[i].d.next = if rst {
                     false
                 } else if granted {
@@ -1024,7 +1038,6 @@ impl<const W: usize> Logic for Router<W> {
                 } else {
                     self.routed[i].q.val()
                 };
-                let (o, vc) = alloc[q].unwrap_or((0, 0));
                 self.rport[i].d.next = if rst {
                     PortId::from(0u64)
                 } else if granted {
@@ -1122,7 +1135,6 @@ impl<const W: usize> Logic for Router<W> {
                 // synthesis drops them.
                 let next = next & Count::from(mask_for(self._depth) as u64);
                 self.credits[k].d.next = next;
-                self.has_credit[k].d.next = next != Count::from(0u64);
             }
         }
     }
@@ -1155,7 +1167,7 @@ impl<const W: usize> Logic for Router<W> {
             self.rvc[i].d.connect();
         }
         connect_dffs(&mut self.credits);
-        connect_dffs(&mut self.has_credit);
+        connect_dffs(&mut self.cok);
         connect_dffs(&mut self.on);
         connect_dffs(&mut self.rla);
         for d in self.dec.iter_mut().chain(self.ladec.iter_mut()) {
@@ -1295,7 +1307,7 @@ impl<const W: usize> Router<W> {
                 vb - 1
             ));
         }
-        line("reg [255:0] cnz;".into());
+        line("reg [255:0] msend0; reg [255:0] msend1;".into());
         for q in 0..p {
             line(format!("reg [{}:0] shown${q};", W - 1));
         }
@@ -1312,14 +1324,12 @@ impl<const W: usize> Router<W> {
             line(format!("    fcu${i}$clock = clock; fcu${i}$rst = rst;"));
             line(format!(
                 "    routed${i}$clock = clock; rport${i}$clock = clock; rvc${i}$clock = clock; \
-                 busy${i}$clock = clock;"
+                 busy${i}$clock = clock; cok${i}$clock = clock;"
             ));
             if self._onoff {
                 line(format!("    on${i}$clock = clock;"));
             } else {
-                line(format!(
-                    "    credits${i}$clock = clock; has_credit${i}$clock = clock;"
-                ));
+                line(format!("    credits${i}$clock = clock;"));
             }
         }
         for q in 0..p {
@@ -1603,23 +1613,8 @@ impl<const W: usize> Router<W> {
         line(
             "// Switch allocation: per input port one ready VC, per output port one input.".into(),
         );
-        line("always @(*) begin".into());
-        line("    cnz = 256'h0;".into());
-        for o in 0..p {
-            for c in 0..v {
-                let k = o * v + c;
-                if self._onoff {
-                    line(format!("    cnz[{}] = on${k}$q;", (o << vb) + c));
-                } else {
-                    line(format!("    cnz[{}] = has_credit${k}$q;", (o << vb) + c));
-                }
-            }
-        }
-        line("end".into());
         for i in 0..pv {
-            line(format!(
-                "wire ready${i} = fcu${i}$out_valid & routed${i}$q & cnz[{{rport${i}$q, rvc${i}$q}}];"
-            ));
+            line(format!("wire ready${i} = fcu${i}$out_valid & cok${i}$q;"));
         }
         line("always @(*) begin".into());
         for q in 0..p {
@@ -1665,6 +1660,17 @@ impl<const W: usize> Router<W> {
                     ab - 1
                 ));
             }
+            // The header of the port the chosen VC holds (only ports the
+            // crossbar links to q).
+            let x = format!("xbar$in_data${q}");
+            for o in (0..p).filter(|&o| self._links[o * p + q]) {
+                let updated = self._updates[o].verilog(&x, W);
+                if updated != x {
+                    line(format!(
+                        "    if (xbar$in_head${q} & (sport${q} == {pb}'d{o})) {x} = {updated};"
+                    ));
+                }
+            }
             line(format!(
                 "    salloc$req${q} = sany${q}; salloc$cand${q} = sport${q}; salloc$cand_valid${q} = 1'b1;"
             ));
@@ -1688,14 +1694,10 @@ impl<const W: usize> Router<W> {
         }
         line("end".into());
 
-        line("// Output side: the header update of each port, the output VC.".into());
+        line("// Output side: the flits as they cross, the output VC.".into());
         line("always @(*) begin".into());
         for o in 0..p {
-            let x = format!("xbar$out_data${o}");
-            line(format!(
-                "    out_data${o} = xbar$out_head${o} ? {} : {x};",
-                self._updates[o].verilog(&x, W)
-            ));
+            line(format!("    out_data${o} = xbar$out_data${o};"));
             line(format!("    out_valid${o} = xbar$out_valid${o};"));
             line(format!("    out_head${o} = xbar$out_head${o};"));
             line(format!("    out_tail${o} = xbar$out_tail${o};"));
@@ -1711,6 +1713,25 @@ impl<const W: usize> Router<W> {
 
         line("// State: held output VCs, credits, round-robin pointers.".into());
         line("always @(*) begin".into());
+        // Output VC {o, c} may send in the next cycle after 0 or 1 flit
+        // leaves by it now (the model's `may_send`).
+        line("    msend0 = 256'h0; msend1 = 256'h0;".into());
+        for o in 0..p {
+            for c in 0..v {
+                let k = o * v + c;
+                let at = (o << vb) + c;
+                if self._onoff {
+                    line(format!(
+                        "    msend0[{at}] = out_credit${k}; msend1[{at}] = out_credit${k};"
+                    ));
+                } else {
+                    line(format!(
+                        "    msend0[{at}] = out_credit${k} | (credits${k}$q != {cb}'d0); \
+                         msend1[{at}] = out_credit${k} | (credits${k}$q > {cb}'d1);"
+                    ));
+                }
+            }
+        }
         let step = |r: &str| {
             if v == 1 {
                 format!("{vb}'d0")
@@ -1722,6 +1743,12 @@ impl<const W: usize> Router<W> {
             for c in 0..v {
                 let i = q * v + c;
                 let granted = format!("(agot${q} & (rsel${q} == {vb}'d{c}))");
+                line(format!(
+                    "    if (rst) cok${i}$d = 1'b0; else if {granted} cok${i}$d = msend0[{{aport${q}, avc${q}}}]; \
+                     else if ((fcu${i}$out_ready & fcu${i}$out_tail) | ~routed${i}$q) cok${i}$d = 1'b0; \
+                     else if (fcu${i}$out_ready) cok${i}$d = msend1[{{rport${i}$q, rvc${i}$q}}]; \
+                     else cok${i}$d = msend0[{{rport${i}$q, rvc${i}$q}}];"
+                ));
                 line(format!(
                     "    if (rst) routed${i}$d = 1'b0; else if {granted} routed${i}$d = 1'b1; \
                      else if (fcu${i}$out_ready & fcu${i}$out_tail) routed${i}$d = 1'b0; \
@@ -1772,18 +1799,18 @@ impl<const W: usize> Router<W> {
                     ));
                     continue;
                 }
+                // Both sums come from flip-flops and inputs; the late
+                // `sent` only selects between them.
+                let (d, m) = (self._depth, mask_for(self._depth));
                 line(format!(
-                    "    if (rst) credits${k}$d = {cb}'d{}; \
-                     else credits${k}$d = (credits${k}$q - {{{}'d0, {sent}}} \
-                     + {{{}'d0, out_credit${k} & ((credits${k}$q != {cb}'d{}) | {sent})}}) \
-                     & {cb}'d{};",
-                    self._depth,
+                    "    if (rst) credits${k}$d = {cb}'d{d}; \
+                     else if {sent} credits${k}$d = (credits${k}$q - {cb}'d1 \
+                     + {{{}'d0, out_credit${k}}}) & {cb}'d{m}; \
+                     else credits${k}$d = (credits${k}$q \
+                     + {{{}'d0, out_credit${k} & (credits${k}$q != {cb}'d{d})}}) & {cb}'d{m};",
                     cb - 1,
                     cb - 1,
-                    self._depth,
-                    mask_for(self._depth)
                 ));
-                line(format!("    has_credit${k}$d = credits${k}$d != {cb}'d0;"));
             }
         }
         if let Some(es) = &self._es {

@@ -1886,7 +1886,8 @@ fn lookahead_matches_the_model() {
 
 /// On/off flow control: a torus through its core, a mesh choosing by
 /// MAX-CREDIT (the levels) through the top module; the faulty copy sends on
-/// output VC 3 whatever its downstream level.
+/// output VC 3 (at {port 1, VC 1} of the may-send flags) whatever its
+/// downstream level.
 #[test]
 fn on_off_flow_control_matches_the_model() {
     cosimulate_with(
@@ -1900,7 +1901,10 @@ fn on_off_flow_control_matches_the_model() {
                 2,
             ),
         ],
-        ("else on$3$d = out_credit$3;", "else on$3$d = 1'b1;"),
+        (
+            "msend0[17] = out_credit$3; msend1[17] = out_credit$3;",
+            "msend0[17] = 1'b1; msend1[17] = 1'b1;",
+        ),
     );
 }
 

@@ -127,8 +127,8 @@ pub struct BlockInfo {
 }
 
 /// The router's block instances by name (src/router: `fcu`, `dec`,
-/// `ladec`, `valloc`, `lamux`, `salloc`, `xbar`, `credits`, `has_credit`, `on`, `busy`,
-/// `routed`, `rport`, `rvc`, `rla`; `slices` in a sliced router); other names are shown as they are. Chien's VC controller
+/// `ladec`, `valloc`, `lamux`, `salloc`, `xbar`, `credits`, `on`, `busy`,
+/// `routed`, `rport`, `rvc`, `cok`, `rla`; `slices` in a sliced router); other names are shown as they are. Chien's VC controller
 /// (Figure 1: it multiplexes the VCs onto the physical channel) is here the
 /// switch allocator with the output VCs' credit counters and held flags.
 pub fn block_info(stem: &str) -> BlockInfo {
@@ -156,10 +156,6 @@ pub fn block_info(stem: &str) -> BlockInfo {
             "VC controller: output VC on/off levels",
             Some(Module::VcController),
         ),
-        "has_credit" => (
-            "VC controller: output VC has a credit",
-            Some(Module::VcController),
-        ),
         "busy" => (
             "VC controller: output VC held by a packet",
             Some(Module::VcController),
@@ -174,6 +170,7 @@ pub fn block_info(stem: &str) -> BlockInfo {
         "routed" => ("input VC: output VC allocated", None),
         "rport" => ("input VC: allocated output port", None),
         "rvc" => ("input VC: allocated output VC", None),
+        "cok" => ("input VC: its output VC may send", None),
         _ => ("", None),
     };
     BlockInfo { title, chien }
@@ -181,22 +178,8 @@ pub fn block_info(stem: &str) -> BlockInfo {
 
 fn block_rank(stem: &str) -> usize {
     [
-        "fcu",
-        "dec",
-        "ladec",
-        "valloc",
-        "lamux",
-        "sel",
-        "xbar",
-        "salloc",
-        "credits",
-        "has_credit",
-        "on",
-        "busy",
-        "routed",
-        "rport",
-        "rvc",
-        "rla",
+        "fcu", "dec", "ladec", "valloc", "lamux", "sel", "xbar", "salloc", "credits", "on", "busy",
+        "routed", "rport", "rvc", "cok", "rla",
     ]
     .iter()
     .position(|s| *s == stem)
