@@ -47,6 +47,7 @@
 use rust_hdl::prelude::*;
 
 use super::cosim::{each, InputSignal};
+use super::flow_control::mask_for;
 use super::{signals, HwBlock};
 use crate::spec::PathSelection;
 
@@ -274,9 +275,13 @@ impl RoutingArbiter {
                  else age${o}$d = age${o}$q;"
             ));
         }
+        // Masked to the bits 0 to P - 1 need, so that synthesis drops the
+        // constant high bits from every comparison with the pointer.
         line(format!(
-            "    if (rst | (start$q == {pb}'d{})) start$d = {pb}'d0; else start$d = start$q + {pb}'d1;",
-            p - 1
+            "    if (rst | (start$q == {pb}'d{})) start$d = {pb}'d0; \
+             else start$d = (start$q + {pb}'d1) & {pb}'d{};",
+            p - 1,
+            mask_for(p - 1)
         ));
         line("end".into());
         decl + &code
@@ -369,7 +374,7 @@ impl Logic for RoutingArbiter {
         self.start.d.next = PortId::from(if rst || start == p - 1 {
             0
         } else {
-            (start as u64 + 1) & 15
+            (start as u64 + 1) & mask_for(p - 1) as u64
         });
     }
 

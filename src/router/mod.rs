@@ -1736,7 +1736,13 @@ impl<const W: usize> Router<W> {
             if v == 1 {
                 format!("{vb}'d0")
             } else {
-                format!("({r} >= {vb}'d{}) ? {vb}'d0 : {r} + {vb}'d1", v - 1)
+                // Masked (no change: the sum is at most V - 1) so that
+                // synthesis sees the pointer's high bits constant.
+                format!(
+                    "({r} >= {vb}'d{}) ? {vb}'d0 : ({r} + {vb}'d1) & {vb}'d{}",
+                    v - 1,
+                    mask_for(v - 1)
+                )
             }
         };
         for q in 0..p {
