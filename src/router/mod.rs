@@ -958,7 +958,6 @@ impl<const W: usize> Logic for Router<W> {
         for q in 0..p {
             let go = self.salloc.grant[q].val();
             let i = q * v + ssel[q].unwrap_or(0);
-            // A head flit crosses with the look-ahead field chosen for it.
             // A head flit crosses with the look-ahead field chosen for it
             // and the header of the port it holds (the update made before
             // the crossbar, from the registered port, so that it is off the
@@ -1003,8 +1002,8 @@ impl<const W: usize> Logic for Router<W> {
         // State.
         // Output VC (o, c) may send in the next cycle: with a credit flow,
         // it has a credit left after `sent` flits leave now (a returning
-        // credit always counts then, as the count is below D); on/off,
-        // the level now arriving. Ports and VCs out of range: never.
+        // credit leaves one either way); on/off, the level now arriving.
+        // Ports and VCs out of range: never.
         let may_send = |o: usize, c: usize, sent: bool| {
             let k = o * v + c;
             o < p
