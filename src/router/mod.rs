@@ -182,6 +182,7 @@
 //! Rust `update` (the simulation model) and a hand-written `hdl` emitting
 //! the same logic as Verilog text; the co-simulation test holds them equal.
 pub mod lookahead;
+pub mod planes;
 pub mod sliced;
 pub mod tables;
 
@@ -193,6 +194,7 @@ use crate::algo::{Knobs, Network, Relation};
 use crate::blocks::address_decoder::{DecoderShape, HeaderUpdate};
 use crate::blocks::cosim::{each, InputSignal};
 use crate::blocks::flow_control::{mask_for, COUNT_BITS, MAX_DEPTH};
+use crate::blocks::vc_controller::VcController;
 use crate::blocks::{
     rename_top, signals, AddressDecoder, Crossbar, FlowControlUnit, HwBlock, LookaheadMux,
     RoutingArbiter,
@@ -335,8 +337,8 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
         )));
     }
     if spec.datapath == RouterDatapath::Sliced {
-        // Each slice's decoder holds its dimension's 1-D relation.
-        compile(&sliced::slice_spec(spec))?;
+        // Each slice's decoder holds its own dimension's or plane's relation.
+        sliced::compile_slices(spec)?;
     }
     let mut table = tables::compile(&rel, spec.addressing)?;
     match spec.table {
@@ -487,6 +489,10 @@ pub struct Router<const W: usize> {
     /// With `--datapath sliced`: the dimension slices ([`sliced`]), each a
     /// router of its own; the fields above are then empty or unused.
     slices: Vec<Router<W>>,
+    /// Plane slices ([`planes`]): per link two planes share, Chien's VC
+    /// controller putting their VCs on it; and where each port is wired.
+    vcc: Vec<VcController<W>>,
+    _planes: Option<planes::Wiring>,
     _p: usize,
     _v: usize,
     _depth: usize,
@@ -671,6 +677,8 @@ impl<const W: usize> Router<W> {
             rptr: dffs(0),
             sptr: dffs(0),
             slices: Vec::new(),
+            vcc: Vec::new(),
+            _planes: None,
             _p: p,
             _v: v,
             _depth: spec.buffer_depth as usize,
