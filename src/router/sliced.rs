@@ -589,7 +589,8 @@ impl<const W: usize> Router<W> {
 mod tests {
     use super::*;
     use crate::router::tests::{
-        cosimulate_with, head_latency, lint_and_synth, node_at, run, spec_on,
+        cosimulate_with, engines_agree, head_latency, lint_and_synth, node_at, run, sim_run,
+        spec_on,
     };
     use crate::spec::Algorithm;
 
@@ -719,28 +720,6 @@ mod tests {
         );
     }
 
-    /// `routergen sim` on a network of sliced routers with `engine`, the
-    /// per-flit trace kept: the run's own checks (every packet once, at
-    /// its destination, in order, unchanged; the watchdog) must pass.
-    fn sim_run(s: RouterSpec, engine: crate::sim::EngineKind) -> crate::sim::Run {
-        use crate::sim::{build_engine, run, Control, SimConfig};
-        let c = SimConfig {
-            load: 0.5,
-            warmup: 100,
-            measure: 400,
-            trace: true,
-            ..SimConfig::new(RouterSpec {
-                flit_width: 32,
-                ..s
-            })
-        };
-        let mut e = build_engine(&c, engine).unwrap();
-        let r = run(&c, e.as_mut(), &Control::default()).unwrap();
-        assert!(r.trace.len() > 300, "{} flits", r.trace.len());
-        assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
-        r
-    }
-
     /// Networks of sliced routers deliver under `routergen sim` (rust-hdl
     /// engine): a 2x2x2 mesh (three slices each) and a 3-ary 2-cube
     /// (datelines) at a load past saturation.
@@ -758,19 +737,7 @@ mod tests {
     #[test]
     #[ignore]
     fn sliced_networks_engines_agree() {
-        use crate::sim::EngineKind;
-        if !crate::flows::require_tool("verilator") {
-            return;
-        }
-        let s = sliced(Topology::Mesh, 3, 2, 1);
-        let r = sim_run(s.clone(), EngineKind::Rust);
-        let v = sim_run(s, EngineKind::Verilator);
-        let first =
-            (0..r.trace.len().max(v.trace.len())).find(|&i| r.trace.get(i) != v.trace.get(i));
-        assert!(
-            first.is_none(),
-            "traces differ from delivered flit {first:?}"
-        );
+        engines_agree(sliced(Topology::Mesh, 3, 2, 1));
     }
 
     /// Other algorithms and options are refused by name.
