@@ -149,9 +149,10 @@
 //! organization by default (`--datapath unified`). Chien's dimension
 //! slices (one 3x3 crossbar per dimension for dimension order, §5.1,
 //! Figure 5) are built with `--datapath sliced` ([`sliced`]: a router of
-//! n such routers of 1-D networks); 4x4 plane slices (planar-adaptive,
-//! §5.2, Figure 6) and the (4n+1)-port crossbar of *-channels (§5.4,
-//! Figure 8, a port per channel class) are not.
+//! n such routers of 1-D networks), and so are the plane slices of
+//! planar-adaptive routing on meshes (§5.2, Figure 6; [`planes`]: n-1
+//! routers of 2-D meshes); the (4n+1)-port crossbar of *-channels (§5.4,
+//! Figure 8, a port per channel class) is not.
 //!
 //! # Supported configurations
 //!
