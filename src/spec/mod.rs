@@ -66,12 +66,14 @@ named_enum!(
 
 named_enum!(
     /// How the router's datapath is organized (Chien §5): one crossbar
-    /// from every input to every output, or one small crossbar per
-    /// dimension chained by flow-controlled channels (Figure 5).
+    /// from every input to every output, or small routers chained by
+    /// flow-controlled channels, one per dimension (Figure 5) or per
+    /// adaptive plane (Figure 6).
     RouterDatapath, "datapath", {
         /// One P x P crossbar (Chien §5.3, Figure 7; every algorithm).
         Unified => "unified" [],
-        /// Dimension slices (Chien §5.1, Figure 5; dimension order).
+        /// Dimension slices (Chien §5.1, Figure 5; dimension order) or
+        /// plane slices (§5.2, Figure 6; planar-adaptive on meshes).
         Sliced => "sliced" ["slices", "dimension-slices"],
     }
 );
