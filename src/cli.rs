@@ -404,8 +404,9 @@ pub struct SpecArgs {
     pub flow_control: Option<FlowControl>,
 
     /// Datapath organization: unified (one crossbar) or sliced (one 3x3
-    /// crossbar per dimension, Chien §5.1 Figure 5; --algo dor)
-    /// [default: unified].
+    /// crossbar per dimension, Chien §5.1 Figure 5, with --algo dor; one
+    /// 2-D router per adaptive plane, §5.2 Figure 6, with --algo planar on
+    /// a mesh) [default: unified].
     #[arg(long, value_name = "KIND")]
     pub datapath: Option<RouterDatapath>,
 }

@@ -701,32 +701,63 @@ fn matrix_lint_sim_synth() {
     assert!(!failed, "some configurations failed (see above)");
 }
 
+/// The output directory of `args` in `name`: `make lint` clean, `make
+/// sim` passes (its PASS line names `want`), and a copy of the router with
+/// a flipped bit on port 1 fails under Icarus.
+fn passes_and_a_flipped_bit_fails(name: &str, args: &[&str], want: &str) {
+    if !tools_present() {
+        return;
+    }
+    let t0 = Instant::now();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(name);
+    generate(&dir, args);
+    let out = make_ok(&dir, &["lint"]);
+    assert!(out.contains("lint: clean"), "{out}");
+    let pass = pass_line(&make_ok(&dir, &["sim"]));
+    assert!(pass.contains(want), "{pass}");
+    let broken = tmp.path().join("broken");
+    flipped_bit_copy(&dir, &broken);
+    let line = assert_fails(&make(&broken, &["sim"], &[]), "flipped bit, Icarus");
+    assert!(
+        line.contains("expected") || line.contains("names no packet"),
+        "{line}"
+    );
+    eprintln!("{name}: {:?}: {pass}", t0.elapsed());
+}
+
 /// Dimension slices (`--datapath sliced`, Chien §5.1 Figure 5): the same
 /// interface, so the same testbench, whose permitted ports and heads come
 /// from dimension order's n-D relation, passes on a torus, and fails the
 /// router with a flipped bit on port 1.
 #[test]
 fn generated_checks_pass_sliced() {
-    if !tools_present() {
-        return;
-    }
-    let t0 = Instant::now();
-    let tmp = tempfile::tempdir().unwrap();
-    let torus = tmp.path().join("sliced-torus");
-    generate(
-        &torus,
+    passes_and_a_flipped_bit_fails(
+        "sliced-torus",
         &["--datapath", "sliced", "--topology", "torus", "--vcs", "2"],
+        "_sliced",
     );
-    let out = make_ok(&torus, &["lint"]);
-    assert!(out.contains("lint: clean"), "{out}");
-    let pass = pass_line(&make_ok(&torus, &["sim"]));
-    assert!(pass.contains("_sliced"), "{pass}");
-    let broken = tmp.path().join("broken");
-    flipped_bit_copy(&torus, &broken);
-    let line = assert_fails(&make(&broken, &["sim"], &[]), "flipped bit, Icarus");
-    assert!(
-        line.contains("expected") || line.contains("names no packet"),
-        "{line}"
+}
+
+/// Plane slices (`--datapath sliced --algo planar`, Chien §5.2 Figure 6):
+/// the same interface, so the same testbench, whose permitted ports and
+/// heads come from the n-D planar-adaptive relation, passes on a 3-D mesh
+/// (two planes sharing the y links), and fails the router with a flipped
+/// bit on port 1.
+#[test]
+fn generated_checks_pass_plane_slices() {
+    passes_and_a_flipped_bit_fails(
+        "planes",
+        &[
+            "--datapath",
+            "sliced",
+            "--algo",
+            "planar",
+            "--dims",
+            "3",
+            "--vcs",
+            "3",
+        ],
+        "planar_mesh3d_k4_v3_w16_sliced",
     );
-    eprintln!("sliced torus: {:?}: {pass}", t0.elapsed());
 }

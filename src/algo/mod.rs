@@ -445,6 +445,9 @@ pub enum Kind {
     /// permitting every other turn, minimal or not (survey §6.2): for
     /// exploring the 16 ways to break the two abstract cycles.
     Turns(TurnSet),
+    /// One plane slice of planar-adaptive routing on a mesh (Chien §5.2,
+    /// Figure 6): [`Relation::plane`].
+    Plane(planar_adaptive::Plane),
 }
 
 /// A routing relation on a concrete network. Pure and cheap: [`Relation::route`]
@@ -504,11 +507,43 @@ impl Relation {
         })
     }
 
+    /// Plane slice `i` of the planar-adaptive relation `full` on a mesh:
+    /// the 2-D mesh of dimensions i and i+1 (its dimensions 0 and 1), the
+    /// VCs `full` gives those dimensions in plane A_i, and the local port
+    /// for a packet whose plane is past A_i ([`planar_adaptive::Plane`]).
+    pub fn plane(full: &Relation, i: usize) -> Result<Relation> {
+        let n = full.net.n();
+        if full.kind != Kind::Shipped(Algorithm::PlanarAdaptive)
+            || full.net.topology != Topology::Mesh
+            || i + 2 > n
+        {
+            return Err(Error::invalid(format!(
+                "plane slice {i}: defined for the planes A_0..A_{} of planar-adaptive \
+                 routing on a mesh, not for {} on a {}-dimensional {}",
+                n.saturating_sub(2),
+                full.name(),
+                n,
+                full.net.topology
+            )));
+        }
+        Ok(Relation {
+            net: Network::new(Topology::Mesh, 2, full.net.radix)?,
+            kind: Kind::Plane(planar_adaptive::Plane {
+                index: i,
+                last: i + 2 == n,
+            }),
+            vcs: full.vcs,
+            knobs: full.knobs,
+            vc_map: planar_adaptive::plane_vc_map(full, i),
+        })
+    }
+
     /// Virtual channels per physical channel the relation's classes need
     /// to stay apart (the deadlock-freedom minimum for its rules).
     pub fn classes_needed(&self) -> usize {
         match &self.kind {
             Kind::Turns(_) => 1,
+            Kind::Plane(_) => 2,
             Kind::Shipped(a) => {
                 let (classes, _) = class_layout(*a, &self.net, self.knobs);
                 classes.into_iter().max().unwrap_or(1)
@@ -542,6 +577,7 @@ impl Relation {
         match &self.kind {
             Kind::Shipped(a) => a.to_string(),
             Kind::Turns(t) => format!("turn model prohibiting {t}"),
+            Kind::Plane(p) => format!("planar-adaptive plane A_{}", p.index),
         }
     }
 
@@ -560,6 +596,7 @@ impl Relation {
         }
         match &self.kind {
             Kind::Turns(t) => turn_model::route_turns(self, t, node, input, out),
+            Kind::Plane(p) => planar_adaptive::route_plane(self, p, node, dest, out),
             Kind::Shipped(a) => match a {
                 Algorithm::DimensionOrder => dimension_order::route(self, node, dest, out),
                 Algorithm::PlanarAdaptive => planar_adaptive::route(self, node, dest, out),

@@ -54,7 +54,7 @@
 //! roles), which the checker proves. A destination k/2 away takes the plus
 //! direction, so the sub-networks are well defined.
 
-use super::{Dir, Hop, NodeId, Port, Relation};
+use super::{Dir, Hop, NodeId, Port, Relation, VcMap};
 
 /// Number of channel classes of each dimension: `ring` is 2 with dateline
 /// classes on a torus, else 1; `phases` is 2 when the second dimension's
@@ -150,6 +150,68 @@ pub(crate) fn route(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Ho
     }
 }
 
+/// Plane slice `index` of a planar-adaptive mesh router (Chien §5.2,
+/// Figure 6): the relation of plane A_index alone, on the 2-D mesh of its
+/// dimensions (d_index is its dimension 0, d_index+1 its dimension 1).
+///
+/// A packet inside the slice routes as in A_index: every minimal hop in
+/// either dimension, dimension 0 on its plane class, dimension 1 on the
+/// increasing class when it travels + in dimension 0 and the decreasing
+/// class otherwise. Once its dimension-0 offset is zero it has finished
+/// A_index and leaves by the local port toward the next slice, unless the
+/// plane is the last one, where it finishes dimension 1 on the increasing
+/// class; at its destination it leaves by the local port. Offsets in lower
+/// dimensions are zero in every packet a slice sees (planes are visited in
+/// order), so these are exactly the hops of the n-D relation at that node
+/// (`plane_slices_permit_exactly_the_planar_relation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plane {
+    pub index: usize,
+    /// The last plane, A_{n-2}, which finishes both of its dimensions.
+    pub last: bool,
+}
+
+/// The VCs of plane A_i's classes in the mesh relation `full`, as the
+/// plane slice's map: dimension 0 (d_i) its plane class, dimension 1
+/// (d_{i+1}) the increasing then the decreasing class.
+pub(crate) fn plane_vc_map(full: &Relation, i: usize) -> VcMap {
+    let map = &full.vc_map.map;
+    let first = map[i][if i >= 1 { 2 } else { 0 }].clone();
+    VcMap {
+        map: vec![
+            vec![first],
+            vec![map[i + 1][0].clone(), map[i + 1][1].clone()],
+        ],
+    }
+}
+
+pub(crate) fn route_plane(
+    rel: &Relation,
+    plane: &Plane,
+    node: NodeId,
+    dest: NodeId,
+    out: &mut Vec<Hop>,
+) {
+    let net = &rel.net;
+    let first_dir = net.dor_dir(node, dest, 0);
+    if first_dir.is_none() && !plane.last {
+        // A_i is done: on to the next plane's slice.
+        out.push(Hop {
+            port: Port::Local,
+            vc: 0,
+            escape: false,
+        });
+        return;
+    }
+    if let Some(dir) = first_dir {
+        rel.push_class(out, Port::link(0, dir), 0, false);
+    }
+    if let Some(dir) = net.dor_dir(node, dest, 1) {
+        let s = usize::from(first_dir == Some(Dir::Minus));
+        rel.push_class(out, Port::link(1, dir), s, false);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Input, Network};
@@ -212,5 +274,65 @@ mod tests {
         assert_eq!(y_vc(&[0, 0, 0], &[2, 1, 0]), Some(0)); // +x: increasing
         assert_eq!(y_vc(&[3, 0, 0], &[1, 1, 0]), Some(1)); // -x: decreasing
         assert_eq!(y_vc(&[0, 0, 0], &[0, 1, 1]), Some(2)); // y leads A_1: plane class
+    }
+
+    /// The plane slices against the n-D relation, node by node: at x for
+    /// y, slice j < i (i the current plane: the lowest differing
+    /// dimension, at most n-2) passes the packet on by its local port, and
+    /// slice i permits exactly the n-D relation's hops, its dimensions 0
+    /// and 1 being d_i and d_{i+1}.
+    #[test]
+    fn plane_slices_permit_exactly_the_planar_relation() {
+        for (n, k, v) in [(2, 4, 2), (3, 4, 3), (3, 3, 4), (4, 3, 3), (4, 3, 5)] {
+            let net = Network::new(Topology::Mesh, n, k).unwrap();
+            let full = Relation::new(Algorithm::PlanarAdaptive, net, v).unwrap();
+            let n = n as usize;
+            let planes: Vec<Relation> = (0..n - 1)
+                .map(|i| Relation::plane(&full, i).unwrap())
+                .collect();
+            let at = |plane: &Relation, x: NodeId, i: usize| {
+                plane.net.node_at(&[net.coord(x, i), net.coord(x, i + 1)])
+            };
+            for x in 0..net.nodes() {
+                for y in (0..net.nodes()).filter(|&y| y != x) {
+                    let i = net.lowest_differing_dim(x, y).unwrap().min(n - 2);
+                    for (j, plane) in planes.iter().enumerate().take(i) {
+                        let h = plane.hops(at(plane, x, j), Input::INJECTED, at(plane, y, j));
+                        assert_eq!(h.len(), 1);
+                        assert_eq!(h[0].port, Port::Local, "slice {j} at {x} for {y}");
+                    }
+                    let plane = &planes[i];
+                    let mut got: Vec<(Port, u8)> = plane
+                        .hops(at(plane, x, i), Input::INJECTED, at(plane, y, i))
+                        .into_iter()
+                        .map(|h| match h.port {
+                            Port::Link { dim, dir } => (Port::link(i + dim as usize, dir), h.vc),
+                            Port::Local => (Port::Local, h.vc),
+                        })
+                        .collect();
+                    let mut want: Vec<(Port, u8)> = full
+                        .hops(x, Input::INJECTED, y)
+                        .into_iter()
+                        .map(|h| (h.port, h.vc))
+                        .collect();
+                    got.sort();
+                    want.sort();
+                    assert_eq!(got, want, "n {n} V {v}: plane {i} at {x} for {y}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn planes_only_of_planar_meshes() {
+        let torus = Network::new(Topology::Torus, 3, 4).unwrap();
+        let t = Relation::new(Algorithm::PlanarAdaptive, torus, 10).unwrap();
+        assert!(Relation::plane(&t, 0).is_err());
+        let mesh = Network::new(Topology::Mesh, 3, 4).unwrap();
+        let m = Relation::new(Algorithm::PlanarAdaptive, mesh, 3).unwrap();
+        assert!(Relation::plane(&m, 1).is_ok());
+        assert!(Relation::plane(&m, 2).is_err());
+        let dor = Relation::new(Algorithm::DimensionOrder, mesh, 3).unwrap();
+        assert!(Relation::plane(&dor, 0).is_err());
     }
 }

@@ -149,9 +149,10 @@
 //! organization by default (`--datapath unified`). Chien's dimension
 //! slices (one 3x3 crossbar per dimension for dimension order, §5.1,
 //! Figure 5) are built with `--datapath sliced` ([`sliced`]: a router of
-//! n such routers of 1-D networks); 4x4 plane slices (planar-adaptive,
-//! §5.2, Figure 6) and the (4n+1)-port crossbar of *-channels (§5.4,
-//! Figure 8, a port per channel class) are not.
+//! n such routers of 1-D networks), and so are the plane slices of
+//! planar-adaptive routing on meshes (§5.2, Figure 6; [`planes`]: n-1
+//! routers of 2-D meshes); the (4n+1)-port crossbar of *-channels (§5.4,
+//! Figure 8, a port per channel class) is not.
 //!
 //! # Supported configurations
 //!
@@ -182,6 +183,7 @@
 //! Rust `update` (the simulation model) and a hand-written `hdl` emitting
 //! the same logic as Verilog text; the co-simulation test holds them equal.
 pub mod lookahead;
+pub mod planes;
 pub mod sliced;
 pub mod tables;
 
@@ -193,6 +195,7 @@ use crate::algo::{Knobs, Network, Relation};
 use crate::blocks::address_decoder::{DecoderShape, HeaderUpdate};
 use crate::blocks::cosim::{each, InputSignal};
 use crate::blocks::flow_control::{mask_for, COUNT_BITS, MAX_DEPTH};
+use crate::blocks::vc_controller::VcController;
 use crate::blocks::{
     rename_top, signals, AddressDecoder, Crossbar, FlowControlUnit, HwBlock, LookaheadMux,
     RoutingArbiter,
@@ -335,8 +338,8 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
         )));
     }
     if spec.datapath == RouterDatapath::Sliced {
-        // Each slice's decoder holds its dimension's 1-D relation.
-        compile(&sliced::slice_spec(spec))?;
+        // Each slice's decoder holds its own dimension's or plane's relation.
+        sliced::compile_slices(spec)?;
     }
     let mut table = tables::compile(&rel, spec.addressing)?;
     match spec.table {
@@ -489,6 +492,10 @@ pub struct Router<const W: usize> {
     /// With `--datapath sliced`: the dimension slices ([`sliced`]), each a
     /// router of its own; the fields above are then empty or unused.
     slices: Vec<Router<W>>,
+    /// Plane slices ([`planes`]): per link two planes share, Chien's VC
+    /// controller putting their VCs on it; and where each port is wired.
+    vcc: Vec<VcController<W>>,
+    _planes: Option<planes::Wiring>,
     _p: usize,
     _v: usize,
     _depth: usize,
@@ -673,6 +680,8 @@ impl<const W: usize> Router<W> {
             rptr: dffs(0),
             sptr: dffs(0),
             slices: Vec::new(),
+            vcc: Vec::new(),
+            _planes: None,
             _p: p,
             _v: v,
             _depth: spec.buffer_depth as usize,

@@ -59,7 +59,17 @@ use rust_hdl::prelude::*;
 
 use super::{unsupported, Router};
 use crate::error::{Error, Result};
-use crate::spec::{PathSelection, RouterDatapath, RouterSpec, Topology};
+use crate::spec::{Algorithm, PathSelection, RouterDatapath, RouterSpec, Topology};
+
+/// Compiles the slices' own relations of the sliced router of `spec`
+/// (each slice's decoder holds them): dimension slices or plane slices.
+pub(super) fn compile_slices(spec: &RouterSpec) -> Result<()> {
+    if spec.algorithm == Algorithm::PlanarAdaptive {
+        super::planes::compile_planes(spec).map(|_| ())
+    } else {
+        super::compile(&slice_spec(spec)).map(|_| ())
+    }
+}
 
 /// The spec of one slice: the same router on a 1-D network of the same
 /// radix, unified (its one crossbar is the slice's).
@@ -121,6 +131,9 @@ pub(super) fn build<const W: usize>(
     spec: &RouterSpec,
     table: super::tables::CompiledTable,
 ) -> Result<Router<W>> {
+    if spec.algorithm == Algorithm::PlanarAdaptive {
+        return super::planes::build(spec, table);
+    }
     let n = spec.dims as usize;
     let one = slice_spec(spec);
     let slices = (0..n)
@@ -189,46 +202,94 @@ impl<const W: usize> Router<W> {
         (shape.field_bits, l, shape.coord_bits, l + 1)
     }
 
-    /// [`Logic::update`] of a sliced router: the wiring of its slices.
-    pub(super) fn update_sliced(&mut self) {
-        let v = self._v;
-        let n = self.slices.len();
-        let (f, l, cb, ps) = self.slice_geometry();
+    /// The clocks of the unified router's stand-in allocators and crossbar
+    /// (their other inputs are never driven high).
+    pub(super) fn standins_update(&mut self) {
         let clk = self.clock.val();
-        let rst = self.rst.val();
-        let node = self.node_id.val().to_u64();
         self.valloc.clock.next = clk;
         self.salloc.clock.next = clk;
         self.xbar.clock.next = clk;
+    }
+
+    /// Clock, reset, node_id (its `coords` coordinates from coordinate i)
+    /// and the unused table port of slice i.
+    pub(super) fn slice_setup_update(&mut self, i: usize, coords: usize) {
+        let cb = self._table.shape.coord_bits;
+        let node = self.node_id.val().to_u64();
+        let s = &mut self.slices[i];
+        s.clock.next = self.clock.val();
+        s.rst.next = self.rst.val();
+        s.node_id.next = Bits::<W>::from((node >> (i * cb)) & ((1u64 << (coords * cb)) - 1));
+        s.cfg_we.next = false;
+        s.cfg_addr.next = 0u64.into();
+        s.cfg_class.next = 0u64.into();
+    }
+
+    /// Router output port o driven by port j of slice i (its data into
+    /// the router's field order by `data`), the credits of o's VCs back to
+    /// the slice.
+    pub(super) fn port_from_slice_update(
+        &mut self,
+        i: usize,
+        j: usize,
+        o: usize,
+        data: impl Fn(u64) -> u64,
+    ) {
+        let v = self._v;
+        let s = &mut self.slices[i];
+        self.out_data[o].next = Bits::<W>::from(data(s.out_data[j].val().to_u64()));
+        self.out_valid[o].next = s.out_valid[j].val();
+        self.out_head[o].next = s.out_head[j].val();
+        self.out_tail[o].next = s.out_tail[j].val();
+        self.out_vc[o].next = s.out_vc[j].val();
+        for c in 0..v {
+            s.out_credit[j * v + c].next = self.out_credit[o * v + c].val();
+        }
+    }
+
+    /// [`Logic::update`] of a sliced router: the wiring of its slices.
+    pub(super) fn update_sliced(&mut self) {
+        if self._planes.is_some() {
+            return self.update_planes();
+        }
+        let v = self._v;
+        let n = self.slices.len();
+        let (f, l, _, ps) = self.slice_geometry();
+        self.standins_update();
         for d in 0..n {
-            let s = &mut self.slices[d];
-            s.clock.next = clk;
-            s.rst.next = rst;
-            s.node_id.next = Bits::<W>::from((node >> (d * cb)) & ((1u64 << cb) - 1));
-            s.cfg_we.next = false;
-            s.cfg_addr.next = 0u64.into();
-            s.cfg_class.next = 0u64.into();
+            self.slice_setup_update(d, 1);
             for j in 1..ps {
                 let o = outer_port(l, d, j);
+                let s = &mut self.slices[d];
                 let data = exchange(self.in_data[o].val().to_u64(), f, d);
                 s.in_data[j].next = Bits::<W>::from(data);
                 s.in_valid[j].next = self.in_valid[o].val();
                 s.in_head[j].next = self.in_head[o].val();
                 s.in_tail[j].next = self.in_tail[o].val();
                 s.in_vc[j].next = self.in_vc[o].val();
-                let data = exchange(s.out_data[j].val().to_u64(), f, d);
-                self.out_data[o].next = Bits::<W>::from(data);
-                self.out_valid[o].next = s.out_valid[j].val();
-                self.out_head[o].next = s.out_head[j].val();
-                self.out_tail[o].next = s.out_tail[j].val();
-                self.out_vc[o].next = s.out_vc[j].val();
                 for c in 0..v {
-                    s.out_credit[j * v + c].next = self.out_credit[o * v + c].val();
                     self.in_credit[o * v + c].next = s.in_credit[j * v + c].val();
                 }
+                self.port_from_slice_update(d, j, o, |data| exchange(data, f, d));
             }
         }
-        // Injection into slice 0, ejection from slice n-1.
+        self.update_chain(
+            |data| exchange(data, f, n - 1),
+            |d, data| exchange(exchange(data, f, d - 1), f, d),
+        );
+    }
+
+    /// Injection into slice 0, ejection from the last slice (its local
+    /// output through `eject` into the router's field order) and the
+    /// inter-slice channels (slice i-1's local output through `hand(i, ..)`
+    /// into slice i's order): the chain of Chien's Figures 5 and 6.
+    pub(super) fn update_chain(
+        &mut self,
+        eject: impl Fn(u64) -> u64,
+        hand: impl Fn(usize, u64) -> u64,
+    ) {
+        let v = self._v;
+        let n = self.slices.len();
         let first = &mut self.slices[0];
         first.in_data[0].next = self.in_data[0].val();
         first.in_valid[0].next = self.in_valid[0].val();
@@ -239,8 +300,7 @@ impl<const W: usize> Router<W> {
             self.in_credit[c].next = first.in_credit[c].val();
         }
         let last = &mut self.slices[n - 1];
-        let data = exchange(last.out_data[0].val().to_u64(), f, n - 1);
-        self.out_data[0].next = Bits::<W>::from(data);
+        self.out_data[0].next = Bits::<W>::from(eject(last.out_data[0].val().to_u64()));
         self.out_valid[0].next = last.out_valid[0].val();
         self.out_head[0].next = last.out_head[0].val();
         self.out_tail[0].next = last.out_tail[0].val();
@@ -248,12 +308,10 @@ impl<const W: usize> Router<W> {
         for c in 0..v {
             last.out_credit[c].next = self.out_credit[c].val();
         }
-        // Inter-slice channels: slice d's local output into slice d+1.
         for d in 1..n {
             let (lo, hi) = self.slices.split_at_mut(d);
             let (from, to) = (&mut lo[d - 1], &mut hi[0]);
-            let data = exchange(exchange(from.out_data[0].val().to_u64(), f, d - 1), f, d);
-            to.in_data[0].next = Bits::<W>::from(data);
+            to.in_data[0].next = Bits::<W>::from(hand(d, from.out_data[0].val().to_u64()));
             to.in_valid[0].next = from.out_valid[0].val();
             to.in_head[0].next = from.out_head[0].val();
             to.in_tail[0].next = from.out_tail[0].val();
@@ -279,6 +337,15 @@ impl<const W: usize> Router<W> {
             wire(&mut s.in_tail);
             wire(&mut s.in_vc);
             wire(&mut s.out_credit);
+        }
+        for x in self.vcc.iter_mut() {
+            x.clock.connect();
+            x.rst.connect();
+            wire(&mut x.in_data);
+            wire(&mut x.in_valid);
+            wire(&mut x.in_head);
+            wire(&mut x.in_tail);
+            wire(&mut x.credit_in);
         }
         wire(&mut self.in_credit);
         wire(&mut self.out_data);
@@ -306,17 +373,70 @@ impl<const W: usize> Router<W> {
         wire(&mut x.in_tail);
     }
 
-    /// The wiring of [`Router::update_sliced`] as Verilog.
-    pub(super) fn sliced_verilog(&self) -> String {
-        let v = self._v;
-        let n = self.slices.len();
-        let (f, l, cb, ps) = self.slice_geometry();
-        let mut s = String::new();
-        let mut line = |t: String| {
+    /// Clock, reset, node_id (its `coords` coordinates from coordinate i)
+    /// and the unused table port of slice i, as Verilog lines.
+    pub(super) fn slice_setup_verilog(&self, i: usize, coords: usize) -> Vec<String> {
+        let cb = self._table.shape.coord_bits;
+        let sd = format!("slices${i}");
+        vec![
+            format!("    {sd}$clock = clock; {sd}$rst = rst;"),
+            format!(
+                "    {sd}$node_id = {{{}'d0, node_id[{}:{}]}};",
+                W - coords * cb,
+                (i + coords) * cb - 1,
+                i * cb
+            ),
+            format!(
+                "    {sd}$cfg_we = 1'b0; {sd}$cfg_addr = {}'d0; {sd}$cfg_class = {}'d0;",
+                crate::blocks::es_table::ADDR_BITS,
+                super::CLASS_BITS
+            ),
+        ]
+    }
+
+    /// The start of a sliced router's wiring in Verilog: a comment with
+    /// `title`, the always block's first line, the stand-ins tied low.
+    pub(super) fn wiring_start(&self, title: &str) -> String {
+        let mut s = format!("    // {title}\n    always @(*) begin\n");
+        for t in self.standins_verilog() {
             let _ = writeln!(s, "    {t}");
-        };
-        line("// Dimension slices (Chien §5.1, Figure 5).".into());
-        line("always @(*) begin".into());
+        }
+        s
+    }
+
+    /// Router output port o driven by port j of slice i (its data in the
+    /// router's field order: `data`), and the credits of o's VCs back to
+    /// the slice, as Verilog lines.
+    pub(super) fn port_from_slice_verilog(
+        &self,
+        i: usize,
+        j: usize,
+        o: usize,
+        data: &str,
+    ) -> Vec<String> {
+        let sd = format!("slices${i}");
+        let mut out = vec![
+            format!("    out_data${o} = {data};"),
+            format!(
+                "    out_valid${o} = {sd}$out_valid${j}; out_head${o} = {sd}$out_head${j}; \
+                 out_tail${o} = {sd}$out_tail${j}; out_vc${o} = {sd}$out_vc${j};"
+            ),
+        ];
+        let v = self._v;
+        for c in 0..v {
+            out.push(format!(
+                "    {sd}$out_credit${} = out_credit${};",
+                j * v + c,
+                o * v + c
+            ));
+        }
+        out
+    }
+
+    /// The stand-in allocators and crossbar tied low, as Verilog lines.
+    pub(super) fn standins_verilog(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut line = |t: String| out.push(t);
         for a in ["valloc", "salloc"] {
             line(format!("    {a}$clock = clock; {a}$rst = 1'b0;"));
             for (name, count, width) in [
@@ -342,21 +462,75 @@ impl<const W: usize> Router<W> {
                  xbar$in_head${i} = 1'b0; xbar$in_tail${i} = 1'b0;"
             ));
         }
+        out
+    }
+
+    /// [`Router::update_chain`] as Verilog lines: `eject` is the ejected
+    /// data, `hand(i)` slice i's local input data (a statement to put
+    /// before, and the expression).
+    pub(super) fn chain_verilog(
+        &self,
+        eject: &str,
+        hand: impl Fn(usize) -> (Option<String>, String),
+    ) -> Vec<String> {
+        let v = self._v;
+        let n = self.slices.len();
+        let mut out = Vec::new();
+        let mut line = |t: String| out.push(t);
+        line("    // Injection into slice 0, ejection from the last slice.".into());
+        line(
+            "    slices$0$in_data$0 = in_data$0; slices$0$in_valid$0 = in_valid$0; \
+             slices$0$in_head$0 = in_head$0; slices$0$in_tail$0 = in_tail$0; \
+             slices$0$in_vc$0 = in_vc$0;"
+                .into(),
+        );
+        let last = format!("slices${}", n - 1);
+        line(format!("    out_data$0 = {eject};"));
+        line(format!(
+            "    out_valid$0 = {last}$out_valid$0; out_head$0 = {last}$out_head$0; \
+             out_tail$0 = {last}$out_tail$0; out_vc$0 = {last}$out_vc$0;"
+        ));
+        for c in 0..v {
+            line(format!(
+                "    in_credit${c} = slices$0$in_credit${c}; {last}$out_credit${c} = out_credit${c};"
+            ));
+        }
+        line("    // Inter-slice channels: slice i's local output into slice i+1.".into());
+        for d in 1..n {
+            let (from, to) = (format!("slices${}", d - 1), format!("slices${d}"));
+            let (before, data) = hand(d);
+            if let Some(before) = before {
+                line(format!("    {before}"));
+            }
+            line(format!("    {to}$in_data$0 = {data};"));
+            line(format!(
+                "    {to}$in_valid$0 = {from}$out_valid$0; {to}$in_head$0 = {from}$out_head$0; \
+                 {to}$in_tail$0 = {from}$out_tail$0; {to}$in_vc$0 = {from}$out_vc$0;"
+            ));
+            for c in 0..v {
+                line(format!("    {from}$out_credit${c} = {to}$in_credit${c};"));
+            }
+        }
+        out
+    }
+
+    /// The wiring of [`Router::update_sliced`] as Verilog.
+    pub(super) fn sliced_verilog(&self) -> String {
+        if self._planes.is_some() {
+            return self.planes_verilog();
+        }
+        let v = self._v;
+        let n = self.slices.len();
+        let (f, l, _, ps) = self.slice_geometry();
+        let mut s = self.wiring_start("Dimension slices (Chien §5.1, Figure 5).");
+        let mut line = |t: String| {
+            let _ = writeln!(s, "    {t}");
+        };
         for d in 0..n {
             let sd = format!("slices${d}");
-            line(format!("    {sd}$clock = clock; {sd}$rst = rst;"));
-            let coord = format!(
-                "{{{}'d0, node_id[{}:{}]}}",
-                W - cb,
-                (d + 1) * cb - 1,
-                d * cb
-            );
-            line(format!("    {sd}$node_id = {coord};"));
-            line(format!(
-                "    {sd}$cfg_we = 1'b0; {sd}$cfg_addr = {}'d0; {sd}$cfg_class = {}'d0;",
-                crate::blocks::es_table::ADDR_BITS,
-                super::CLASS_BITS
-            ));
+            for t in self.slice_setup_verilog(d, 1) {
+                line(t);
+            }
             for j in 1..ps {
                 let o = outer_port(l, d, j);
                 line(format!(
@@ -367,68 +541,41 @@ impl<const W: usize> Router<W> {
                     "    {sd}$in_valid${j} = in_valid${o}; {sd}$in_head${j} = in_head${o}; \
                      {sd}$in_tail${j} = in_tail${o}; {sd}$in_vc${j} = in_vc${o};"
                 ));
-                line(format!(
-                    "    out_data${o} = {};",
-                    exchange_verilog(&format!("{sd}$out_data${j}"), W, f, d)
-                ));
-                line(format!(
-                    "    out_valid${o} = {sd}$out_valid${j}; out_head${o} = {sd}$out_head${j}; \
-                     out_tail${o} = {sd}$out_tail${j}; out_vc${o} = {sd}$out_vc${j};"
-                ));
+                let data = exchange_verilog(&format!("{sd}$out_data${j}"), W, f, d);
+                for t in self.port_from_slice_verilog(d, j, o, &data) {
+                    line(t);
+                }
                 for c in 0..v {
                     line(format!(
-                        "    {sd}$out_credit${} = out_credit${}; in_credit${} = {sd}$in_credit${};",
-                        j * v + c,
-                        o * v + c,
+                        "    in_credit${} = {sd}$in_credit${};",
                         o * v + c,
                         j * v + c
                     ));
                 }
             }
         }
-        line("    // Injection into slice 0, ejection from the last slice.".into());
-        line(
-            "    slices$0$in_data$0 = in_data$0; slices$0$in_valid$0 = in_valid$0; \
-             slices$0$in_head$0 = in_head$0; slices$0$in_tail$0 = in_tail$0; \
-             slices$0$in_vc$0 = in_vc$0;"
-                .into(),
+        let chain = self.chain_verilog(
+            &exchange_verilog(&format!("slices${}$out_data$0", n - 1), W, f, n - 1),
+            |d| {
+                let from = format!("slices${}$out_data$0", d - 1);
+                if d == 1 {
+                    (None, exchange_verilog(&from, W, f, d))
+                } else {
+                    // Back to the router's field order, then into slice
+                    // d's: two exchanges in a row, the first into a
+                    // register.
+                    (
+                        Some(format!(
+                            "back${d} = {};",
+                            exchange_verilog(&from, W, f, d - 1)
+                        )),
+                        exchange_verilog(&format!("back${d}"), W, f, d),
+                    )
+                }
+            },
         );
-        let last = format!("slices${}", n - 1);
-        line(format!(
-            "    out_data$0 = {};",
-            exchange_verilog(&format!("{last}$out_data$0"), W, f, n - 1)
-        ));
-        line(format!(
-            "    out_valid$0 = {last}$out_valid$0; out_head$0 = {last}$out_head$0; \
-             out_tail$0 = {last}$out_tail$0; out_vc$0 = {last}$out_vc$0;"
-        ));
-        for c in 0..v {
-            line(format!(
-                "    in_credit${c} = slices$0$in_credit${c}; {last}$out_credit${c} = out_credit${c};"
-            ));
-        }
-        line("    // Inter-slice channels: slice d's local output into slice d+1.".into());
-        for d in 1..n {
-            let (from, to) = (format!("slices${}", d - 1), format!("slices${d}"));
-            // Back to the router's field order, then into slice d's.
-            let restored = exchange_verilog(&format!("{from}$out_data$0"), W, f, d - 1);
-            let data = if d == 1 {
-                exchange_verilog(&format!("{from}$out_data$0"), W, f, d)
-            } else {
-                // Two exchanges in a row: the first into a register.
-                exchange_verilog(&format!("back${d}"), W, f, d)
-            };
-            if d > 1 {
-                line(format!("    back${d} = {restored};"));
-            }
-            line(format!("    {to}$in_data$0 = {data};"));
-            line(format!(
-                "    {to}$in_valid$0 = {from}$out_valid$0; {to}$in_head$0 = {from}$out_head$0; \
-                 {to}$in_tail$0 = {from}$out_tail$0; {to}$in_vc$0 = {from}$out_vc$0;"
-            ));
-            for c in 0..v {
-                line(format!("    {from}$out_credit${c} = {to}$in_credit${c};"));
-            }
+        for t in chain {
+            line(t);
         }
         line("end".into());
         let decl: String = (2..n)
@@ -441,7 +588,10 @@ impl<const W: usize> Router<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::router::tests::{cosimulate_with, lint_and_synth, node_at, run, spec_on};
+    use crate::router::tests::{
+        cosimulate_with, engines_agree, head_latency, lint_and_synth, node_at, run, sim_run,
+        spec_on,
+    };
     use crate::spec::Algorithm;
 
     /// Dimension order on a k-ary n-dimensional `topology`, sliced.
@@ -495,38 +645,6 @@ mod tests {
         eprintln!("sliced scoreboards: {:?}", t0.elapsed());
     }
 
-    /// Cycles from a head flit entering port `q` to its leaving port `o`
-    /// of the router of `spec` at 2-D mesh node (1, 1), and the cycles its
-    /// three body flits leave in (each must follow one cycle later).
-    fn head_latency(spec: &RouterSpec, q: usize, head: u64, o: usize) -> usize {
-        let mut r = Router::<16>::new(spec).unwrap();
-        crate::blocks::prepare(&mut r);
-        let flits = [head, 0xb1, 0xb2, 0xb3];
-        let mut out = Vec::new();
-        for cycle in 0..24usize {
-            r.rst.next = cycle == 0;
-            let i = cycle.wrapping_sub(2);
-            let sending = (2..2 + flits.len()).contains(&cycle);
-            r.in_valid[q].next = sending;
-            r.in_head[q].next = sending && i == 0;
-            r.in_tail[q].next = sending && i == flits.len() - 1;
-            r.in_data[q].next = if sending { flits[i] } else { 0 }.into();
-            r.clock.next = Clock::from(false);
-            simulate(&mut r, 1000);
-            for p in 0..r.ports() {
-                if r.out_valid[p].val() {
-                    assert_eq!(p, o, "left by port {p}");
-                    out.push(cycle);
-                }
-            }
-            r.clock.next = Clock::from(true);
-            simulate(&mut r, 1000);
-        }
-        assert_eq!(out.len(), flits.len(), "{out:?}");
-        assert!(out.windows(2).all(|w| w[1] == w[0] + 1), "{out:?}");
-        out[0] - 2
-    }
-
     /// Latency of a head flit, unified against sliced, on a 4x4 mesh
     /// (fields of 3 bits: dx at bits 0-2, dy at 3-5). The unified router
     /// takes two cycles whatever the turn (`router::tests`); a slice is
@@ -549,8 +667,8 @@ mod tests {
             (0, 0, 0, 4),     // injected for this node
         ];
         for (q, head, o, want) in cases {
-            let u = head_latency(&unified, q, head, o);
-            let s = head_latency(&sliced, q, head, o);
+            let u = head_latency(&unified, q, 0, head, o);
+            let s = head_latency(&sliced, q, 0, head, o);
             eprintln!("port {q} -> port {o}: unified {u} cycles, sliced {s}");
             assert_eq!(u, 2, "unified, port {q} -> {o}");
             assert_eq!(s, want, "sliced, port {q} -> {o}");
@@ -602,28 +720,6 @@ mod tests {
         );
     }
 
-    /// `routergen sim` on a network of sliced routers with `engine`, the
-    /// per-flit trace kept: the run's own checks (every packet once, at
-    /// its destination, in order, unchanged; the watchdog) must pass.
-    fn sim_run(s: RouterSpec, engine: crate::sim::EngineKind) -> crate::sim::Run {
-        use crate::sim::{build_engine, run, Control, SimConfig};
-        let c = SimConfig {
-            load: 0.5,
-            warmup: 100,
-            measure: 400,
-            trace: true,
-            ..SimConfig::new(RouterSpec {
-                flit_width: 32,
-                ..s
-            })
-        };
-        let mut e = build_engine(&c, engine).unwrap();
-        let r = run(&c, e.as_mut(), &Control::default()).unwrap();
-        assert!(r.trace.len() > 300, "{} flits", r.trace.len());
-        assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
-        r
-    }
-
     /// Networks of sliced routers deliver under `routergen sim` (rust-hdl
     /// engine): a 2x2x2 mesh (three slices each) and a 3-ary 2-cube
     /// (datelines) at a load past saturation.
@@ -641,19 +737,7 @@ mod tests {
     #[test]
     #[ignore]
     fn sliced_networks_engines_agree() {
-        use crate::sim::EngineKind;
-        if !crate::flows::require_tool("verilator") {
-            return;
-        }
-        let s = sliced(Topology::Mesh, 3, 2, 1);
-        let r = sim_run(s.clone(), EngineKind::Rust);
-        let v = sim_run(s, EngineKind::Verilator);
-        let first =
-            (0..r.trace.len().max(v.trace.len())).find(|&i| r.trace.get(i) != v.trace.get(i));
-        assert!(
-            first.is_none(),
-            "traces differ from delivered flit {first:?}"
-        );
+        engines_agree(sliced(Topology::Mesh, 3, 2, 1));
     }
 
     /// Other algorithms and options are refused by name.

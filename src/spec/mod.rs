@@ -66,12 +66,14 @@ named_enum!(
 
 named_enum!(
     /// How the router's datapath is organized (Chien §5): one crossbar
-    /// from every input to every output, or one small crossbar per
-    /// dimension chained by flow-controlled channels (Figure 5).
+    /// from every input to every output, or small routers chained by
+    /// flow-controlled channels, one per dimension (Figure 5) or per
+    /// adaptive plane (Figure 6).
     RouterDatapath, "datapath", {
         /// One P x P crossbar (Chien §5.3, Figure 7; every algorithm).
         Unified => "unified" [],
-        /// Dimension slices (Chien §5.1, Figure 5; dimension order).
+        /// Dimension slices (Chien §5.1, Figure 5; dimension order) or
+        /// plane slices (§5.2, Figure 6; planar-adaptive on meshes).
         Sliced => "sliced" ["slices", "dimension-slices"],
     }
 );
@@ -381,7 +383,7 @@ impl SpecInput {
         let datapath = self.datapath.unwrap_or(RouterDatapath::Unified);
         pick("datapath", self.datapath.is_some());
         if datapath == RouterDatapath::Sliced {
-            sliced_allowed(algorithm, lookahead, table, flow_control)?;
+            sliced_allowed(algorithm, topology, lookahead, table, flow_control)?;
         }
 
         let spec = RouterSpec {
@@ -421,21 +423,37 @@ impl SpecInput {
 
 /// Whether `--datapath sliced` is built for this configuration: Chien's
 /// dimension slices (§5.1, Figure 5) route dimension order, whose packets
-/// never return to a lower dimension; a slice's own address decoder reads
-/// its dimension's field only (no look-ahead field of the whole router's
-/// ports, no 3^n table of the whole router).
+/// never return to a lower dimension, and his plane slices (§5.2, Figure 6)
+/// route planar-adaptive on meshes, whose packets never return to a lower
+/// plane; a slice's own address decoder reads its dimensions' fields only
+/// (no look-ahead field of the whole router's ports, no 3^n table of the
+/// whole router).
 fn sliced_allowed(
     algorithm: Algorithm,
+    topology: Topology,
     lookahead: bool,
     table: TableStorage,
     flow_control: FlowControl,
 ) -> Result<()> {
-    if algorithm != Algorithm::DimensionOrder {
+    if !matches!(
+        algorithm,
+        Algorithm::DimensionOrder | Algorithm::PlanarAdaptive
+    ) {
         return Err(Error::invalid(format!(
             "--datapath sliced is not built for --algo {algorithm}: the sliced router is \
-             Chien's Figure 5 organization for dimension order (one 3x3 crossbar per \
-             dimension, §5.1); allowed: --datapath sliced with --algo dor, or --datapath \
-             unified with any algorithm"
+             Chien's organization for dimension order (one 3x3 crossbar per dimension, \
+             §5.1, Figure 5) and for planar-adaptive routing on meshes (one 2-D router per \
+             adaptive plane, §5.2, Figure 6); allowed: --datapath sliced with --algo dor, \
+             or with --algo planar on a mesh, or --datapath unified with any algorithm"
+        )));
+    }
+    if algorithm == Algorithm::PlanarAdaptive && topology != Topology::Mesh {
+        return Err(Error::invalid(format!(
+            "--datapath sliced with --algo planar is not built on a {topology}: the plane \
+             slices split each link's VCs between the two planes that use it, and the torus \
+             plane classes also record the dateline phase across both dimensions of a \
+             plane; allowed: --datapath sliced with --algo planar on --topology mesh, or \
+             --datapath unified on a {topology}"
         )));
     }
     if lookahead {

@@ -128,7 +128,8 @@ pub struct BlockInfo {
 
 /// The router's block instances by name (src/router: `fcu`, `dec`,
 /// `ladec`, `valloc`, `lamux`, `salloc`, `xbar`, `credits`, `on`, `busy`,
-/// `routed`, `rport`, `rvc`, `cok`, `rla`; `slices` in a sliced router); other names are shown as they are. Chien's VC controller
+/// `routed`, `rport`, `rvc`, `cok`, `rla`; `slices` in a sliced router, `vcc`
+/// with plane slices); other names are shown as they are. Chien's VC controller
 /// (Figure 1: it multiplexes the VCs onto the physical channel) is here the
 /// switch allocator with the output VCs' credit counters and held flags.
 pub fn block_info(stem: &str) -> BlockInfo {
@@ -165,7 +166,14 @@ pub fn block_info(stem: &str) -> BlockInfo {
             Some(Module::AddressDecoder),
         ),
         "lamux" => ("look-ahead mux", None),
-        "slices" => ("dimension slices (each a 1-D router, Chien §5.1)", None),
+        "slices" => (
+            "dimension or plane slices (each a 1-D or 2-D router, Chien §5.1, §5.2)",
+            None,
+        ),
+        "vcc" => (
+            "VC controller: a link two plane slices share",
+            Some(Module::VcController),
+        ),
         "rla" => ("input VC: look-ahead field to send", None),
         "routed" => ("input VC: output VC allocated", None),
         "rport" => ("input VC: allocated output port", None),
