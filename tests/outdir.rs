@@ -330,8 +330,10 @@ fn generated_checks_pass_and_catch_mutants_on_off() {
         ),
         (
             "deaf",
-            "else on$3$d = out_credit$3;",
-            "else on$3$d = 1'b1;",
+            // Output VC 3 ({port 1, VC 1} of the may-send flags) sends
+            // whatever its downstream level.
+            "msend0[17] = out_credit$3; msend1[17] = out_credit$3;",
+            "msend0[17] = 1'b1; msend1[17] = 1'b1;",
             "low level",
             &["sim"][..],
         ),
