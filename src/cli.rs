@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::spec::{
-    Addressing, Algorithm, FlowControl, PathSelection, RouterDatapath, SpecInput, TableStorage,
-    Topology,
+    Addressing, Algorithm, BufferStorage, FlowControl, PathSelection, RouterDatapath, SpecInput,
+    TableStorage, Topology,
 };
 
 #[derive(Debug, Parser)]
@@ -316,6 +316,11 @@ pub struct BlockArgs {
     #[arg(long, value_name = "KIND")]
     pub flow_control: Option<FlowControl>,
 
+    /// Where the flow-control unit keeps its flits: flops or bram
+    /// [default: flops].
+    #[arg(long, value_name = "KIND")]
+    pub buffers: Option<BufferStorage>,
+
     /// Output directory for NAME.v (created if missing); its top module is
     /// named after the block and its parameters, e.g. crossbar_p5_w16.
     #[arg(short = 'o', long = "out", value_name = "DIR")]
@@ -409,6 +414,12 @@ pub struct SpecArgs {
     /// a mesh) [default: unified].
     #[arg(long, value_name = "KIND")]
     pub datapath: Option<RouterDatapath>,
+
+    /// Where the input buffers keep their flits: flops (flip-flops and a
+    /// read multiplexer) or bram (a block RAM per input VC and a bypass
+    /// register) [default: flops].
+    #[arg(long, value_name = "KIND")]
+    pub buffers: Option<BufferStorage>,
 }
 
 impl SpecArgs {
@@ -429,6 +440,7 @@ impl SpecArgs {
             table: self.table,
             flow_control: self.flow_control,
             datapath: self.datapath,
+            buffers: self.buffers,
         }
     }
 }

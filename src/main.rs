@@ -13,7 +13,9 @@ use routergen::cli::{
 use routergen::error::{Error, Result};
 use routergen::model::{self, paper, ModelInput, Technology};
 use routergen::output;
-use routergen::spec::{Addressing, Algorithm, FlowControl, PathSelection, SpecInput, Topology};
+use routergen::spec::{
+    Addressing, Algorithm, BufferStorage, FlowControl, PathSelection, SpecInput, Topology,
+};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -241,6 +243,7 @@ fn run_block(args: &BlockArgs) -> Result<()> {
         dims: block_param("--dims", args.dims, d.dims)?,
         depth: block_param("--depth", args.depth, d.depth)?,
         on_off: args.flow_control == Some(FlowControl::OnOff),
+        buffers: args.buffers.unwrap_or(BufferStorage::Flops),
         selection: args.path_selection.unwrap_or(PathSelection::StaticXy),
         addressing: args.addressing.unwrap_or(Addressing::Relative),
     };

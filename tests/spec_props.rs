@@ -4,8 +4,8 @@
 use proptest::prelude::*;
 use routergen::spec::names::Named;
 use routergen::spec::{
-    Addressing, Algorithm, FlowControl, PathSelection, RouterDatapath, SpecInput, TableStorage,
-    Topology,
+    Addressing, Algorithm, BufferStorage, FlowControl, PathSelection, RouterDatapath, SpecInput,
+    TableStorage, Topology,
 };
 use std::path::Path;
 
@@ -47,9 +47,11 @@ prop_compose! {
         table in pick::<TableStorage>(),
         flow_control in pick::<FlowControl>(),
         datapath in pick::<RouterDatapath>(),
+        buffers in pick::<BufferStorage>(),
     ) -> SpecInput {
         SpecInput { topology, dims, radix, algorithm, ports, vcs, flit_width, buffer_depth,
-                    addressing, lookahead, path_selection, table, flow_control, datapath }
+                    addressing, lookahead, path_selection, table, flow_control, datapath,
+                    buffers }
     }
 }
 

@@ -35,8 +35,10 @@
 
 use rust_hdl::prelude::*;
 
+use super::buffer_ram::BufferRam;
 use super::cosim::InputSignal;
 use super::HwBlock;
+use crate::spec::BufferStorage;
 
 /// Width of the occupancy and credit counters (D up to 16).
 pub const COUNT_BITS: usize = 5;
@@ -68,7 +70,18 @@ pub struct FlowControlUnit<const W: usize> {
     pub credit_out: Signal<Out, Bit>,
     pub send_ok: Signal<Out, Bit>,
     pub overflow: Signal<Out, Bit>,
+    /// The flits' data: D flip-flop slots, or with block RAM none.
     slot_data: Vec<DFF<Bits<W>>>,
+    /// With block RAM (`BufferStorage::Bram`): the RAM (one), the flit of
+    /// the cycle before (one register, loaded every cycle) and whether it
+    /// is the oldest flit, that is, whether the RAM's read of this cycle's
+    /// front was the entry written in the same edge, which a block RAM
+    /// does not return (`super::buffer_ram`). Empty with flip-flops.
+    ram: Vec<BufferRam<W>>,
+    byp: Vec<DFF<Bits<W>>>,
+    byp_sel: Vec<DFF<Bit>>,
+    /// The read pointer's next value: the RAM reads that entry.
+    raddr: Signal<Local, Count>,
     slot_head: Vec<DFF<Bit>>,
     slot_tail: Vec<DFF<Bit>>,
     /// The oldest flit's head and tail marks (low when empty), kept in
@@ -110,6 +123,9 @@ pub struct FlowControlUnit<const W: usize> {
     /// (D, D - 1, ..., D - slack + 1).
     full: Vec<Constant<Count>>,
     _d: usize,
+    /// Data slots in flip-flops (D, or 0 with block RAM) and RAMs (0 or 1).
+    _sd: usize,
+    _nram: usize,
     _slack: usize,
 }
 
@@ -117,18 +133,25 @@ impl<const W: usize> FlowControlUnit<W> {
     /// A unit with a `depth`-flit buffer (1 to [`MAX_DEPTH`]); `on_off`
     /// selects on/off flow control (slack 1) instead of credits.
     pub fn new(depth: usize, on_off: bool) -> Self {
-        Self::build(depth, on_off, 1)
+        Self::build(depth, on_off, 1, BufferStorage::Flops)
     }
 
     /// An on/off unit whose level is high while at least `slack` slots are
     /// free (1 to `depth`).
     pub fn on_off(depth: usize, slack: usize) -> Self {
-        Self::build(depth, true, slack)
+        Self::build(depth, true, slack, BufferStorage::Flops)
     }
 
-    fn build(depth: usize, on_off: bool, slack: usize) -> Self {
+    /// This unit with its flits' data in `storage`; the behaviour at the
+    /// ports is the same, cycle by cycle.
+    pub fn stored_in(self, storage: BufferStorage) -> Self {
+        Self::build(self._d, self.onoff.val(), self._slack, storage)
+    }
+
+    fn build(depth: usize, on_off: bool, slack: usize, storage: BufferStorage) -> Self {
         let d = depth.clamp(1, MAX_DEPTH);
         let slack = slack.clamp(1, d);
+        let nram = usize::from(storage == BufferStorage::Bram);
         let c = |v: usize| Constant::new(Count::from(v as u64));
         FlowControlUnit {
             clock: Signal::default(),
@@ -147,7 +170,11 @@ impl<const W: usize> FlowControlUnit<W> {
             credit_out: Signal::default(),
             send_ok: Signal::default(),
             overflow: Signal::default(),
-            slot_data: (0..d).map(|_| DFF::default()).collect(),
+            slot_data: (0..d * (1 - nram)).map(|_| DFF::default()).collect(),
+            ram: (0..nram).map(|_| BufferRam::new(d)).collect(),
+            byp: (0..nram).map(|_| DFF::default()).collect(),
+            byp_sel: (0..nram).map(|_| DFF::default()).collect(),
+            raddr: Signal::default(),
             slot_head: (0..d).map(|_| DFF::default()).collect(),
             slot_tail: (0..d).map(|_| DFF::default()).collect(),
             front_head: DFF::default(),
@@ -175,6 +202,8 @@ impl<const W: usize> FlowControlUnit<W> {
             onoff: Constant::new(on_off),
             full: (0..slack).map(|j| c(d - j)).collect(),
             _d: d,
+            _sd: d * (1 - nram),
+            _nram: nram,
             _slack: slack,
         }
     }
@@ -183,11 +212,13 @@ impl<const W: usize> FlowControlUnit<W> {
 impl<const W: usize> Logic for FlowControlUnit<W> {
     #[hdl_gen]
     fn update(&mut self) {
-        for k in 0..self._d {
+        for k in 0..self._sd {
             self.slot_data[k].clock.next = self.clock.val();
+            self.slot_data[k].d.next = self.slot_data[k].q.val();
+        }
+        for k in 0..self._d {
             self.slot_head[k].clock.next = self.clock.val();
             self.slot_tail[k].clock.next = self.clock.val();
-            self.slot_data[k].d.next = self.slot_data[k].q.val();
             self.slot_head[k].d.next = self.slot_head[k].q.val();
             self.slot_tail[k].d.next = self.slot_tail[k].q.val();
         }
@@ -198,17 +229,27 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
         self.wp.clock.next = self.clock.val();
         self.count.clock.next = self.clock.val();
         self.credits.clock.next = self.clock.val();
-        self.rp.d.next = self.rp.q.val();
         self.wp.d.next = self.wp.q.val();
         self.count.d.next = self.count.q.val();
         self.credits.d.next = self.credits.q.val();
 
         // Receive side: the oldest flit (the data ungated when empty).
         self.out_valid.next = self.front_valid.q.val();
-        self.out_data.next = self.slot_data[0].q.val();
-        for k in 0..self._d {
+        // Flip-flops: the slot at the read pointer (slot 0's as the
+        // default). Block RAM: the read of the last edge, or the bypass.
+        for k in 0..self._sd.min(1) {
+            self.out_data.next = self.slot_data[k].q.val();
+        }
+        for k in 0..self._sd {
             if self.rp.q.val() == self.slot[k].val() {
                 self.out_data.next = self.slot_data[k].q.val();
+            }
+        }
+        for k in 0..self._nram {
+            if self.byp_sel[k].q.val() {
+                self.out_data.next = self.byp[k].q.val();
+            } else {
+                self.out_data.next = self.ram[k].read_data.val();
             }
         }
         self.out_head.next = self.front_head.q.val();
@@ -255,9 +296,13 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             self.front_tail.d.next = self.push.val() & self.in_tail.val();
         }
         if self.push.val() {
-            for k in 0..self._d {
+            for k in 0..self._sd {
                 if self.wp.q.val() == self.slot[k].val() {
                     self.slot_data[k].d.next = self.in_data.val();
+                }
+            }
+            for k in 0..self._d {
+                if self.wp.q.val() == self.slot[k].val() {
                     self.slot_head[k].d.next = self.in_head.val();
                     self.slot_tail[k].d.next = self.in_tail.val();
                 }
@@ -268,8 +313,28 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
                 self.wp.d.next = (self.wp.q.val() + self.one.val()) & self.ptr_mask.val();
             }
         }
+        // The read pointer's next value (also the RAM's read address).
+        self.raddr.next = self.rp.q.val();
         if self.pop.val() {
-            self.rp.d.next = self.rp_inc.val();
+            self.raddr.next = self.rp_inc.val();
+        }
+        if self.rst.val() {
+            self.raddr.next = self.zero.val();
+        }
+        self.rp.d.next = self.raddr.val();
+        for k in 0..self._nram {
+            self.ram[k].clock.next = self.clock.val();
+            self.ram[k].write_enable.next = self.push.val();
+            self.ram[k].write_address.next = self.wp.q.val();
+            self.ram[k].write_data.next = self.in_data.val();
+            self.ram[k].read_address.next = self.raddr.val();
+            self.byp[k].clock.next = self.clock.val();
+            self.byp[k].d.next = self.in_data.val();
+            self.byp_sel[k].clock.next = self.clock.val();
+            // The RAM's read of this edge is the entry it writes: the
+            // flit lands at the front (an empty buffer, or its only flit
+            // leaves), and next cycle shows it from the bypass.
+            self.byp_sel[k].d.next = self.push.val() & (self.raddr.val() == self.wp.q.val());
         }
         if self.push.val() & !self.pop.val() {
             self.count.d.next = (self.count.q.val() + self.one.val()) & self.count_mask.val();
@@ -311,7 +376,6 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             self.front_head.d.next = false;
             self.front_tail.d.next = false;
             self.front_valid.d.next = false;
-            self.rp.d.next = self.zero.val();
             self.wp.d.next = self.zero.val();
             self.count.d.next = self.zero.val();
             self.credits.d.next = self.depth.val();
@@ -403,15 +467,19 @@ mod tests {
 
     #[test]
     fn matches_the_reference_on_random_stimulus() {
-        for (d, on_off, slack) in [
-            (1, false, 1),
-            (3, false, 1),
-            (4, true, 1),
-            (16, false, 1),
-            (5, true, 2),
-            (2, true, 2),
+        for (d, on_off, slack, storage) in [
+            (1, false, 1, BufferStorage::Flops),
+            (3, false, 1, BufferStorage::Flops),
+            (4, true, 1, BufferStorage::Flops),
+            (16, false, 1, BufferStorage::Flops),
+            (5, true, 2, BufferStorage::Flops),
+            (2, true, 2, BufferStorage::Flops),
+            (1, false, 1, BufferStorage::Bram),
+            (3, false, 1, BufferStorage::Bram),
+            (4, true, 2, BufferStorage::Bram),
+            (16, false, 1, BufferStorage::Bram),
         ] {
-            let mut x = FlowControlUnit::<16>::build(d, on_off, slack);
+            let mut x = FlowControlUnit::<16>::build(d, on_off, slack, storage);
             prepare(&mut x);
             let stim = random_stimulus(&x, "clock", 3000, 99 + d as u64);
             let got = run_model(&mut x, &stim);
@@ -433,7 +501,7 @@ mod tests {
                 if got[1] == 0 {
                     got[0] = 0;
                 }
-                assert_eq!(got, want, "D={d} on_off={on_off} cycle {c}");
+                assert_eq!(got, want, "D={d} on_off={on_off} {storage} cycle {c}");
             }
             assert!(overflows > 0, "the stimulus should reach a full buffer");
         }
@@ -558,6 +626,94 @@ mod tests {
         assert_eq!(out[3][5], 1, "two of four credits left before reset");
     }
 
+    /// Block RAM changes where the flits are kept, not what the unit
+    /// shows: every output, the data of an empty buffer included, equals
+    /// the flip-flop unit's in every cycle of a random stimulus (which
+    /// resets, overflows and underflows).
+    #[test]
+    fn block_ram_storage_shows_what_flip_flops_show_every_cycle() {
+        for (d, on_off, seed) in [(1, false, 1), (2, true, 2), (4, false, 3), (7, false, 4)] {
+            let mut flops = FlowControlUnit::<16>::new(d, on_off);
+            let mut ram = FlowControlUnit::<16>::new(d, on_off).stored_in(BufferStorage::Bram);
+            prepare(&mut flops);
+            prepare(&mut ram);
+            let stim = random_stimulus(&flops, "clock", 4000, seed);
+            let want = run_model(&mut flops, &stim);
+            let got = run_model(&mut ram, &stim);
+            let bypassed = (1..stim.len())
+                .filter(|&c| got[c][1] == 1 && got[c - 1][1] == 0)
+                .count();
+            assert!(bypassed > 50, "D={d}: flits should land in an empty buffer");
+            for c in 0..stim.len() {
+                assert_eq!(got[c], want[c], "D={d} on_off={on_off} cycle {c}");
+            }
+        }
+    }
+
+    /// A flit written into an empty block-RAM buffer is shown next cycle
+    /// from the bypass register: the RAM's read of that edge returns the
+    /// old entry (the model and the Verilog read first; the hardware's is
+    /// undefined). The co-simulation below catches a Verilog copy without
+    /// the bypass.
+    #[test]
+    fn the_bypass_shows_a_flit_written_into_an_empty_ram_buffer() {
+        let mut x = FlowControlUnit::<8>::new(2, false).stored_in(BufferStorage::Bram);
+        prepare(&mut x);
+        // rst, data, valid, head, tail, out_ready, credit_in, send_req
+        let stim = vec![
+            vec![1, 0, 0, 0, 0, 0, 0, 0],
+            vec![0, 0x11, 1, 1, 0, 0, 0, 0],
+            vec![0, 0x22, 1, 0, 0, 1, 0, 0],
+            vec![0, 0x33, 1, 0, 1, 1, 0, 0],
+            vec![0, 0, 0, 0, 0, 1, 0, 0],
+            vec![0, 0x44, 1, 1, 1, 0, 0, 0],
+            vec![0, 0, 0, 0, 0, 1, 0, 0],
+        ];
+        let out = run_model(&mut x, &stim);
+        let fronts: Vec<[u64; 2]> = out.iter().map(|o| [o[0], o[1]]).collect();
+        // Each flit lands at the front of an empty buffer (or one whose
+        // only flit leaves), so each is shown from the bypass.
+        assert_eq!(&fronts[2..5], &[[0x11, 1], [0x22, 1], [0x33, 1]]);
+        assert_eq!(fronts[5][1], 0, "empty");
+        assert_eq!(fronts[6], [0x44, 1]);
+    }
+
+    /// Yosys puts the block-RAM unit's flits into iCE40 block RAM: no
+    /// data flip-flops but the bypass register, where the flip-flop unit
+    /// has D W of them.
+    #[test]
+    fn yosys_maps_the_ram_buffer_to_ice40_block_ram() {
+        if !crate::flows::require_tool("yosys") {
+            return;
+        }
+        let params = |buffers| BlockParams {
+            depth: 4,
+            flit_width: 32,
+            buffers,
+            ..BlockParams::default()
+        };
+        let stats = |buffers| {
+            let p = params(buffers);
+            let top = BlockKind::FlowControlUnit.module_name(&p);
+            let v = BlockKind::FlowControlUnit.verilog(&p).expect("valid");
+            crate::flows::yosys::synth_ice40(&v, &top).expect("synth_ice40")
+        };
+        let (flops, ram) = (stats(BufferStorage::Flops), stats(BufferStorage::Bram));
+        assert_eq!(flops.rams(), 0);
+        assert!(flops.flip_flops() >= 4 * 32, "flip-flop unit: {flops:?}");
+        assert!(
+            ram.rams() >= 2,
+            "32-bit flits take two 16-bit-wide RAMs: {ram:?}"
+        );
+        // D W data flip-flops leave; the bypass word (W) and its select
+        // come in (a few more for the RAM's read address at most).
+        assert!(
+            ram.flip_flops() + 3 * 32 - 8 <= flops.flip_flops(),
+            "RAM unit keeps only the bypass word in flip-flops: {ram:?} against {flops:?}"
+        );
+        assert!(ram.luts() < flops.luts(), "{ram:?} against {flops:?}");
+    }
+
     #[test]
     fn verilog_passes_the_tools_and_cosimulates() {
         let sets: Vec<BlockParams> = [(1, 8, false), (4, 16, true), (5, 64, false)]
@@ -575,6 +731,28 @@ mod tests {
             &sets,
             3000,
             ("overflow = in_valid & ~push", "overflow = 1'b0"),
+        );
+    }
+
+    #[test]
+    fn block_ram_verilog_passes_the_tools_and_cosimulates() {
+        let sets: Vec<BlockParams> = [(4, 32, false), (1, 16, false), (3, 64, true)]
+            .iter()
+            .map(|&(d, w, on_off)| BlockParams {
+                depth: d,
+                flit_width: w,
+                on_off,
+                buffers: BufferStorage::Bram,
+                ..BlockParams::default()
+            })
+            .collect();
+        // The mutant shows the RAM's read also when the flit it wrote in
+        // the same edge is the front: the old entry (read first).
+        all_checks(
+            BlockKind::FlowControlUnit,
+            &sets,
+            3000,
+            ("if (byp_sel$0$q) begin", "if (1'b0) begin"),
         );
     }
 }

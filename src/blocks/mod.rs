@@ -10,6 +10,7 @@
 
 pub mod address_decoder;
 pub mod arbiter;
+pub mod buffer_ram;
 pub mod cosim;
 pub mod crossbar;
 pub mod es_table;
@@ -33,7 +34,7 @@ use rust_hdl::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::model::Module;
-use crate::spec::{Addressing, PathSelection, FLIT_WIDTHS};
+use crate::spec::{Addressing, BufferStorage, PathSelection, FLIT_WIDTHS};
 
 /// `n` fresh signals, for the run-time-sized Vec fields of the blocks.
 pub fn signals<D: Direction, T: Synth>(n: usize) -> Vec<Signal<D, T>> {
@@ -83,6 +84,8 @@ pub struct BlockParams {
     pub depth: usize,
     /// On/off flow control instead of credits.
     pub on_off: bool,
+    /// Where the flow-control unit keeps its flits.
+    pub buffers: BufferStorage,
     /// Path-selection heuristic of the routing arbiter (LAPSES §4.1).
     pub selection: PathSelection,
     /// Header addressing of the address decoder.
@@ -99,6 +102,7 @@ impl Default for BlockParams {
             dims: 2,
             depth: 4,
             on_off: false,
+            buffers: BufferStorage::Flops,
             selection: PathSelection::StaticXy,
             addressing: Addressing::Relative,
         }
@@ -330,6 +334,9 @@ impl BlockKind {
         if self == BlockKind::FlowControlUnit && params.on_off {
             s.push_str("_onoff");
         }
+        if self == BlockKind::FlowControlUnit && params.buffers == BufferStorage::Bram {
+            s.push_str("_bram");
+        }
         if self == BlockKind::AddressDecoder {
             s.push_str(match params.addressing {
                 Addressing::Relative => "_rel",
@@ -425,15 +432,18 @@ macro_rules! with_block {
                 $body
             }
             (BlockKind::FlowControlUnit, 8) => {
-                let $b = FlowControlUnit::<8>::new(params.depth, params.on_off);
+                let $b = FlowControlUnit::<8>::new(params.depth, params.on_off)
+                    .stored_in(params.buffers);
                 $body
             }
             (BlockKind::FlowControlUnit, 16) => {
-                let $b = FlowControlUnit::<16>::new(params.depth, params.on_off);
+                let $b = FlowControlUnit::<16>::new(params.depth, params.on_off)
+                    .stored_in(params.buffers);
                 $body
             }
             (BlockKind::FlowControlUnit, 32) => {
-                let $b = FlowControlUnit::<32>::new(params.depth, params.on_off);
+                let $b = FlowControlUnit::<32>::new(params.depth, params.on_off)
+                    .stored_in(params.buffers);
                 $body
             }
             (BlockKind::RoutingArbiter, _) => {
@@ -541,7 +551,8 @@ macro_rules! with_block {
                 $body
             }
             (BlockKind::FlowControlUnit, _) => {
-                let $b = FlowControlUnit::<64>::new(params.depth, params.on_off);
+                let $b = FlowControlUnit::<64>::new(params.depth, params.on_off)
+                    .stored_in(params.buffers);
                 $body
             }
         }
@@ -759,6 +770,7 @@ mod largest {
             dims: 4,
             depth: 16,
             on_off: true,
+            buffers: BufferStorage::Bram,
             selection: PathSelection::Lfu,
             addressing: Addressing::Absolute,
         };

@@ -590,6 +590,7 @@ impl<const W: usize> Router<W> {
                     } else {
                         FlowControlUnit::new(d, false)
                     }
+                    .stored_in(spec.buffers)
                 })
                 .collect(),
             dec: (0..if la.is_some() {

@@ -79,6 +79,18 @@ named_enum!(
 );
 
 named_enum!(
+    /// Where the input buffers keep their flits.
+    BufferStorage, "buffers", {
+        /// Flip-flops, read through a multiplexer.
+        Flops => "flops" ["ff", "registers"],
+        /// Block RAM, one per input VC (iCE40 SB_RAM40_4K, ECP5 DP16KD),
+        /// with a bypass register for the flit written into an empty
+        /// buffer (`blocks::buffer_ram`).
+        Bram => "bram" ["ram", "block-ram"],
+    }
+);
+
+named_enum!(
     /// Link-level flow control.
     FlowControl, "flow control", {
         Credit => "credit" ["credits"],
@@ -122,6 +134,7 @@ pub struct SpecInput {
     pub table: Option<TableStorage>,
     pub flow_control: Option<FlowControl>,
     pub datapath: Option<RouterDatapath>,
+    pub buffers: Option<BufferStorage>,
 }
 
 /// A resolved, validated specification. Every field is set; the invariants
@@ -145,6 +158,8 @@ pub struct RouterSpec {
     pub table: TableStorage,
     pub flow_control: FlowControl,
     pub datapath: RouterDatapath,
+    /// Where the input buffers keep their flits.
+    pub buffers: BufferStorage,
 }
 
 /// A resolved spec together with the names of the fields that took defaults.
@@ -185,6 +200,7 @@ impl SpecInput {
             table: over.table.or(self.table),
             flow_control: over.flow_control.or(self.flow_control),
             datapath: over.datapath.or(self.datapath),
+            buffers: over.buffers.or(self.buffers),
         }
     }
 
@@ -380,6 +396,9 @@ impl SpecInput {
             )));
         }
 
+        let buffers = self.buffers.unwrap_or(BufferStorage::Flops);
+        pick("buffers", self.buffers.is_some());
+
         let datapath = self.datapath.unwrap_or(RouterDatapath::Unified);
         pick("datapath", self.datapath.is_some());
         if datapath == RouterDatapath::Sliced {
@@ -401,6 +420,7 @@ impl SpecInput {
             table,
             flow_control,
             datapath,
+            buffers,
         };
         let header = spec.header_bits();
         if header > flit_width {
@@ -652,7 +672,7 @@ impl RouterSpec {
 
     /// `key = value` lines, with `(default)` after the values the user left out.
     pub fn describe(&self, defaulted: &[&str]) -> String {
-        let rows: [(&str, String); 14] = [
+        let rows: [(&str, String); 15] = [
             ("topology", self.topology.to_string()),
             ("dims", self.dims.to_string()),
             ("radix", self.radix.to_string()),
@@ -667,6 +687,7 @@ impl RouterSpec {
             ("table", self.table.to_string()),
             ("flow_control", self.flow_control.to_string()),
             ("datapath", self.datapath.to_string()),
+            ("buffers", self.buffers.to_string()),
         ];
         rows.iter()
             .map(|(k, v)| {
