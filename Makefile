@@ -45,6 +45,8 @@ PERF_SPEC := --algo dor --vcs 2 --flit-width 32 --depth 4
 synth-perf: tools
 	$(CARGO) run --release -- synth $(PERF_SPEC) --target ice40-hx8k -o out/perf/ice40-hx8k
 	$(CARGO) run --release -- synth $(PERF_SPEC) --target ecp5-85k -o out/perf/ecp5-85k
+	$(CARGO) run --release -- synth $(PERF_SPEC) --buffers bram --target ice40-hx8k -o out/perf/ice40-hx8k-bram
+	$(CARGO) run --release -- synth $(PERF_SPEC) --buffers bram --target ecp5-85k -o out/perf/ecp5-85k-bram
 
 # Chien's model beside Yosys and nextpnr for every algorithm the router builds.
 compare-chien: tools

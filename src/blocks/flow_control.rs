@@ -32,6 +32,20 @@
 //! - on/off mode: `send_ok` is `credit_in`, the downstream "on" level.
 //!
 //! Synchronous reset `rst` empties the buffer and restores D credits.
+//!
+//! Storage ([`FlowControlUnit::stored_in`]): the flits' data sit in D
+//! flip-flop slots read through a D:1 multiplexer per bit, or in a block
+//! RAM ([`super::buffer_ram`]) whose registered read is addressed by the
+//! read pointer's next value, so that from each edge on it shows the new
+//! oldest flit. The one flit the RAM cannot show is the one written in
+//! the same edge (a flit landing in an empty buffer, or in one whose only
+//! flit leaves): a register loaded with every arriving flit, and a flag set
+//! when the written entry is the one read, show it instead. The head and
+//! tail marks stay in flip-flops, and [`FlowControlUnit::fields_in_flops`]
+//! keeps the low bits of each flit (the routing fields) in flip-flops too,
+//! so the address decoders downstream start from a flip-flop, not from the
+//! RAM's slower output. Either way every output equals the flip-flop
+//! unit's in every cycle, stale data of an empty buffer included.
 
 use rust_hdl::prelude::*;
 
@@ -80,6 +94,15 @@ pub struct FlowControlUnit<const W: usize> {
     ram: Vec<BufferRam<W>>,
     byp: Vec<DFF<Bits<W>>>,
     byp_sel: Vec<DFF<Bit>>,
+    /// With block RAM and routing fields (`FlowControlUnit::fields_in_flops`):
+    /// the low bits of every slot, and of the oldest flit, also in
+    /// flip-flops, so that the front flit's routing fields (the address
+    /// decoder's input, on the router's critical path) come from a
+    /// flip-flop instead of the RAM's output. Empty otherwise.
+    slot_low: Vec<DFF<Bits<W>>>,
+    front_low: Vec<DFF<Bits<W>>>,
+    low_mask: Vec<Constant<Bits<W>>>,
+    high_mask: Vec<Constant<Bits<W>>>,
     /// The read pointer's next value: the RAM reads that entry.
     raddr: Signal<Local, Count>,
     slot_head: Vec<DFF<Bit>>,
@@ -126,6 +149,11 @@ pub struct FlowControlUnit<const W: usize> {
     /// Data slots in flip-flops (D, or 0 with block RAM) and RAMs (0 or 1).
     _sd: usize,
     _nram: usize,
+    /// Slots of low bits (D or 0) and front registers of them (1 or 0).
+    _sl: usize,
+    _nlow: usize,
+    _low_bits: usize,
+    _storage: BufferStorage,
     _slack: usize,
 }
 
@@ -133,25 +161,53 @@ impl<const W: usize> FlowControlUnit<W> {
     /// A unit with a `depth`-flit buffer (1 to [`MAX_DEPTH`]); `on_off`
     /// selects on/off flow control (slack 1) instead of credits.
     pub fn new(depth: usize, on_off: bool) -> Self {
-        Self::build(depth, on_off, 1, BufferStorage::Flops)
+        Self::build(depth, on_off, 1, BufferStorage::Flops, 0)
     }
 
     /// An on/off unit whose level is high while at least `slack` slots are
     /// free (1 to `depth`).
     pub fn on_off(depth: usize, slack: usize) -> Self {
-        Self::build(depth, true, slack, BufferStorage::Flops)
+        Self::build(depth, true, slack, BufferStorage::Flops, 0)
     }
 
     /// This unit with its flits' data in `storage`; the behaviour at the
     /// ports is the same, cycle by cycle.
     pub fn stored_in(self, storage: BufferStorage) -> Self {
-        Self::build(self._d, self.onoff.val(), self._slack, storage)
+        Self::build(
+            self._d,
+            self.onoff.val(),
+            self._slack,
+            storage,
+            self._low_bits,
+        )
     }
 
-    fn build(depth: usize, on_off: bool, slack: usize, storage: BufferStorage) -> Self {
+    /// With block RAM: the low `bits` bits of every flit (the routing
+    /// fields) also kept in flip-flops, so `out_data`'s low bits come from
+    /// a flip-flop; the behaviour is the same. No effect with flip-flops.
+    pub fn fields_in_flops(self, bits: usize) -> Self {
+        let storage = self._storage;
+        Self::build(self._d, self.onoff.val(), self._slack, storage, bits)
+    }
+
+    fn build(
+        depth: usize,
+        on_off: bool,
+        slack: usize,
+        storage: BufferStorage,
+        low_bits: usize,
+    ) -> Self {
         let d = depth.clamp(1, MAX_DEPTH);
         let slack = slack.clamp(1, d);
         let nram = usize::from(storage == BufferStorage::Bram);
+        let low_bits = low_bits.min(W);
+        let nlow = nram * usize::from(low_bits > 0);
+        let low = if low_bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << low_bits) - 1
+        };
+        let low = Bits::<W>::from(low);
         let c = |v: usize| Constant::new(Count::from(v as u64));
         FlowControlUnit {
             clock: Signal::default(),
@@ -174,6 +230,10 @@ impl<const W: usize> FlowControlUnit<W> {
             ram: (0..nram).map(|_| BufferRam::new(d)).collect(),
             byp: (0..nram).map(|_| DFF::default()).collect(),
             byp_sel: (0..nram).map(|_| DFF::default()).collect(),
+            slot_low: (0..d * nlow).map(|_| DFF::default()).collect(),
+            front_low: (0..nlow).map(|_| DFF::default()).collect(),
+            low_mask: (0..nlow).map(|_| Constant::new(low)).collect(),
+            high_mask: (0..nlow).map(|_| Constant::new(!low)).collect(),
             raddr: Signal::default(),
             slot_head: (0..d).map(|_| DFF::default()).collect(),
             slot_tail: (0..d).map(|_| DFF::default()).collect(),
@@ -204,6 +264,10 @@ impl<const W: usize> FlowControlUnit<W> {
             _d: d,
             _sd: d * (1 - nram),
             _nram: nram,
+            _sl: d * nlow,
+            _nlow: nlow,
+            _low_bits: low_bits,
+            _storage: storage,
             _slack: slack,
         }
     }
@@ -250,6 +314,15 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
                 self.out_data.next = self.byp[k].q.val();
             } else {
                 self.out_data.next = self.ram[k].read_data.val();
+            }
+        }
+        for k in 0..self._nlow {
+            if self.byp_sel[k].q.val() {
+                self.out_data.next =
+                    (self.byp[k].q.val() & self.high_mask[k].val()) | self.front_low[k].q.val();
+            } else {
+                self.out_data.next = (self.ram[k].read_data.val() & self.high_mask[k].val())
+                    | self.front_low[k].q.val();
             }
         }
         self.out_head.next = self.front_head.q.val();
@@ -335,6 +408,28 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             // flit lands at the front (an empty buffer, or its only flit
             // leaves), and next cycle shows it from the bypass.
             self.byp_sel[k].d.next = self.push.val() & (self.raddr.val() == self.wp.q.val());
+        }
+        for k in 0..self._sl {
+            self.slot_low[k].clock.next = self.clock.val();
+            self.slot_low[k].d.next = self.slot_low[k].q.val();
+            if self.push.val() & (self.wp.q.val() == self.slot[k].val()) {
+                self.slot_low[k].d.next = self.in_data.val() & self.low_mask[0].val();
+            }
+        }
+        for k in 0..self._nlow {
+            // What the RAM and the bypass show next, in flip-flops: the
+            // slot at the read pointer's next value, or the flit written
+            // into it in this edge.
+            self.front_low[k].clock.next = self.clock.val();
+            self.front_low[k].d.next = self.front_low[k].q.val();
+            for j in 0..self._sl {
+                if self.raddr.val() == self.slot[j].val() {
+                    self.front_low[k].d.next = self.slot_low[j].q.val();
+                }
+            }
+            if self.push.val() & (self.raddr.val() == self.wp.q.val()) {
+                self.front_low[k].d.next = self.in_data.val() & self.low_mask[k].val();
+            }
         }
         if self.push.val() & !self.pop.val() {
             self.count.d.next = (self.count.q.val() + self.one.val()) & self.count_mask.val();
@@ -479,7 +574,7 @@ mod tests {
             (4, true, 2, BufferStorage::Bram),
             (16, false, 1, BufferStorage::Bram),
         ] {
-            let mut x = FlowControlUnit::<16>::build(d, on_off, slack, storage);
+            let mut x = FlowControlUnit::<16>::build(d, on_off, slack, storage, 5);
             prepare(&mut x);
             let stim = random_stimulus(&x, "clock", 3000, 99 + d as u64);
             let got = run_model(&mut x, &stim);
@@ -629,12 +724,23 @@ mod tests {
     /// Block RAM changes where the flits are kept, not what the unit
     /// shows: every output, the data of an empty buffer included, equals
     /// the flip-flop unit's in every cycle of a random stimulus (which
-    /// resets, overflows and underflows).
+    /// resets, overflows and underflows), also with low bits (routing
+    /// fields) kept in flip-flops as well.
     #[test]
     fn block_ram_storage_shows_what_flip_flops_show_every_cycle() {
-        for (d, on_off, seed) in [(1, false, 1), (2, true, 2), (4, false, 3), (7, false, 4)] {
+        for (d, on_off, low, seed) in [
+            (1, false, 0, 1),
+            (2, true, 0, 2),
+            (4, false, 0, 3),
+            (7, false, 0, 4),
+            (1, false, 3, 5),
+            (4, true, 6, 6),
+            (5, false, 16, 7),
+        ] {
             let mut flops = FlowControlUnit::<16>::new(d, on_off);
-            let mut ram = FlowControlUnit::<16>::new(d, on_off).stored_in(BufferStorage::Bram);
+            let mut ram = FlowControlUnit::<16>::new(d, on_off)
+                .stored_in(BufferStorage::Bram)
+                .fields_in_flops(low);
             prepare(&mut flops);
             prepare(&mut ram);
             let stim = random_stimulus(&flops, "clock", 4000, seed);
@@ -645,7 +751,7 @@ mod tests {
                 .count();
             assert!(bypassed > 50, "D={d}: flits should land in an empty buffer");
             for c in 0..stim.len() {
-                assert_eq!(got[c], want[c], "D={d} on_off={on_off} cycle {c}");
+                assert_eq!(got[c], want[c], "D={d} on_off={on_off} low {low} cycle {c}");
             }
         }
     }
@@ -752,7 +858,10 @@ mod tests {
             BlockKind::FlowControlUnit,
             &sets,
             3000,
-            ("if (byp_sel$0$q) begin", "if (1'b0) begin"),
+            (
+                "byp_sel$0$d = push & (raddr == wp$q);",
+                "byp_sel$0$d = 1'b0;",
+            ),
         );
     }
 }

@@ -11,7 +11,10 @@
 //!
 //! - Flow-control units (Chien: FC): one [`FlowControlUnit`] receive
 //!   buffer of D flits per input VC; a flit goes to the buffer its `in_vc`
-//!   names, and each slot freed pulses `p<q>_in_credit[c]` upstream.
+//!   names, and each slot freed pulses `p<q>_in_credit[c]` upstream. The
+//!   flits sit in flip-flops, or with `--buffers bram` in a block RAM per
+//!   input VC with the address and look-ahead fields also in flip-flops
+//!   (the decoders read them); the router behaves the same either way.
 //! - Address decoders (Chien: AD): one [`AddressDecoder`] per input VC,
 //!   reading its buffer's front flit. Each cycle the port offers VC
 //!   allocation one VC whose front flit is a head flit without an output
@@ -591,6 +594,8 @@ impl<const W: usize> Router<W> {
                         FlowControlUnit::new(d, false)
                     }
                     .stored_in(spec.buffers)
+                    // The decoders read the address and look-ahead fields.
+                    .fields_in_flops(table.shape.dims * table.shape.field_bits + fb)
                 })
                 .collect(),
             dec: (0..if la.is_some() {

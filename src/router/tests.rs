@@ -2019,7 +2019,10 @@ fn block_ram_buffers_pass_the_scoreboard_and_match_the_model() {
     lint_and_synth(&[(torus.clone(), false), (west.clone(), false)]);
     cosimulate_with(
         &[torus, west],
-        ("if (byp_sel$0$q) begin", "if (1'b0) begin"),
+        (
+            "byp_sel$0$d = push & (raddr == wp$q);",
+            "byp_sel$0$d = 1'b0;",
+        ),
     );
 }
 
