@@ -763,3 +763,23 @@ fn generated_checks_pass_plane_slices() {
         "planar_mesh3d_k4_v3_w16_sliced",
     );
 }
+
+/// A crossbar port per VC (`--datapath vc-ports`, Chien §5.4 Figure 8):
+/// the same interface, so the same testbench, whose permitted ports and
+/// VCs come from the *-channels relation, passes on a torus, and fails the
+/// router with a flipped bit on port 1.
+#[test]
+fn generated_checks_pass_vc_ports() {
+    passes_and_a_flipped_bit_fails(
+        "vc-ports",
+        &[
+            "--datapath",
+            "vc-ports",
+            "--algo",
+            "star-channels",
+            "--topology",
+            "torus",
+        ],
+        "star_channels_torus2d_k4_v3_w16_vcports",
+    );
+}

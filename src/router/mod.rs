@@ -154,8 +154,10 @@
 //! Figure 5) are built with `--datapath sliced` ([`sliced`]: a router of
 //! n such routers of 1-D networks), and so are the plane slices of
 //! planar-adaptive routing on meshes (§5.2, Figure 6; [`planes`]: n-1
-//! routers of 2-D meshes); the (4n+1)-port crossbar of *-channels (§5.4,
-//! Figure 8, a port per channel class) is not.
+//! routers of 2-D meshes); *-channels' crossbar with a port per virtual
+//! channel (§5.4, Figure 8) is built with `--datapath vc-ports` for
+//! *-channels and Duato ([`vcports`]: this router over P V ports of one VC
+//! each, and a VC controller per link).
 //!
 //! # Supported configurations
 //!
@@ -189,6 +191,7 @@ pub mod lookahead;
 pub mod planes;
 pub mod sliced;
 pub mod tables;
+pub mod vcports;
 
 use std::fmt::Write as _;
 
@@ -344,6 +347,14 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
         // Each slice's decoder holds its own dimension's or plane's relation.
         sliced::compile_slices(spec)?;
     }
+    let crossbar_ports = p as usize * spec.vcs as usize;
+    if spec.datapath == RouterDatapath::VcPorts && crossbar_ports > 1 << PORT_BITS {
+        return Err(unsupported(format!(
+            "a crossbar port per VC with {p} ports and {} VCs ({crossbar_ports} crossbar \
+             ports)",
+            spec.vcs
+        )));
+    }
     let mut table = tables::compile(&rel, spec.addressing)?;
     match spec.table {
         TableStorage::Economical => table.es = Some(tables::economical(&table)?),
@@ -367,8 +378,10 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
 /// algorithm on every topology it supports, n = 2 and 3 (and 4 on meshes
 /// and hypercubes), V = the algorithm's minimum and one more, relative and
 /// absolute addressing, radix 4 on meshes and tori, flit widths 16, 32 and
-/// 64 taken in turn (124 configurations); and dimension order sliced
-/// (`--datapath sliced`) on a 3-D torus and a 4-cube (126 in all).
+/// 64 taken in turn (124 configurations); dimension order sliced
+/// (`--datapath sliced`) on a 3-D torus and a 4-cube; and a crossbar port
+/// per VC (`--datapath vc-ports`) for *-channels on a 2-D torus and Duato
+/// on a 3-D mesh and a 3-cube (129 in all).
 pub fn matrix() -> Vec<RouterSpec> {
     use crate::spec::names::Named;
     use crate::spec::{Addressing, Algorithm, SpecInput};
@@ -411,6 +424,7 @@ pub fn matrix() -> Vec<RouterSpec> {
         }
     }
     out.extend(sliced::samples());
+    out.extend(vcports::samples());
     out
 }
 
@@ -499,6 +513,8 @@ pub struct Router<const W: usize> {
     /// controller putting their VCs on it; and where each port is wired.
     vcc: Vec<VcController<W>>,
     _planes: Option<planes::Wiring>,
+    /// A crossbar port per VC ([`vcports`]): the one slice is the core.
+    _vcports: bool,
     _p: usize,
     _v: usize,
     _depth: usize,
@@ -532,8 +548,10 @@ impl<const W: usize> Router<W> {
                 spec.flit_width
             )));
         }
-        if spec.datapath == RouterDatapath::Sliced {
-            return sliced::build(spec, table);
+        match spec.datapath {
+            RouterDatapath::Sliced => return sliced::build(spec, table),
+            RouterDatapath::VcPorts => return vcports::build(spec, table),
+            RouterDatapath::Unified => {}
         }
         let p = table.ports();
         let v = table.vcs();
@@ -626,8 +644,15 @@ impl<const W: usize> Router<W> {
             cok: dffs(pv),
             rptr: dffs(p),
             sptr: dffs(p),
-            _updates: (0..p).map(|o| HeaderUpdate::new(&table.shape, o)).collect(),
-            _next: (1..p).map(|j| NextNode::new(&table.shape, j)).collect(),
+            // A VC-port core's port o is on link o / per_link.
+            _updates: (0..p)
+                .map(|o| HeaderUpdate::new(&table.shape, o / table.per_link))
+                .collect(),
+            _next: if la.is_some() {
+                (1..p).map(|j| NextNode::new(&table.shape, j)).collect()
+            } else {
+                Vec::new()
+            },
             _ab: table.shape.dims * table.shape.field_bits,
             _fb: fb,
             _la: la,
@@ -688,6 +713,7 @@ impl<const W: usize> Router<W> {
             slices: Vec::new(),
             vcc: Vec::new(),
             _planes: None,
+            _vcports: false,
             _p: p,
             _v: v,
             _depth: spec.buffer_depth as usize,

@@ -252,6 +252,9 @@ impl<const W: usize> Router<W> {
         if self._planes.is_some() {
             return self.update_planes();
         }
+        if self._vcports {
+            return self.update_vc_ports();
+        }
         let v = self._v;
         let n = self.slices.len();
         let (f, l, _, ps) = self.slice_geometry();
@@ -518,6 +521,9 @@ impl<const W: usize> Router<W> {
     pub(super) fn sliced_verilog(&self) -> String {
         if self._planes.is_some() {
             return self.planes_verilog();
+        }
+        if self._vcports {
+            return self.vc_ports_verilog();
         }
         let v = self._v;
         let n = self.slices.len();

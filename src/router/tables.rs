@@ -58,6 +58,10 @@ pub struct CompiledTable {
     /// there, or sent by the upstream router's relation) may leave by
     /// output port o ([`reach`]). The crossbar connects only these pairs.
     pub reach: Vec<u64>,
+    /// Crossbar ports per physical link: 1, or V in the core of a router
+    /// with a crossbar port per VC (`super::vcports`), whose port o is on
+    /// link o / V.
+    pub per_link: usize,
 }
 
 impl CompiledTable {
@@ -319,6 +323,7 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
         atomic: rel.has_escape(),
         la: None,
         reach: reach(rel),
+        per_link: 1,
     })
 }
 

@@ -75,6 +75,9 @@ named_enum!(
         /// Dimension slices (Chien §5.1, Figure 5; dimension order) or
         /// plane slices (§5.2, Figure 6; planar-adaptive on meshes).
         Sliced => "sliced" ["slices", "dimension-slices"],
+        /// A crossbar port per virtual channel and a VC controller per
+        /// link (Chien §5.4, Figure 8; *-channels and Duato).
+        VcPorts => "vc-ports" ["vc-crossbar", "class-ports"],
     }
 );
 
@@ -404,6 +407,9 @@ impl SpecInput {
         if datapath == RouterDatapath::Sliced {
             sliced_allowed(algorithm, topology, lookahead, table, flow_control)?;
         }
+        if datapath == RouterDatapath::VcPorts {
+            vc_ports_allowed(algorithm, lookahead, table)?;
+        }
 
         let spec = RouterSpec {
             topology,
@@ -439,6 +445,38 @@ impl SpecInput {
         }
         Ok(Resolved { spec, defaulted })
     }
+}
+
+/// Whether `--datapath vc-ports` is built for this configuration: Chien
+/// draws it for *-channels (§5.4, Figure 8), whose adaptive and escape
+/// channels each get crossbar ports of their own, and Duato's algorithm
+/// is built as *-channels is; the core's crossbar ports are VCs, which a
+/// look-ahead field (ports) and a routing table (ports and a VC class) do
+/// not name.
+fn vc_ports_allowed(algorithm: Algorithm, lookahead: bool, table: TableStorage) -> Result<()> {
+    if !matches!(algorithm, Algorithm::StarChannels | Algorithm::Duato) {
+        return Err(Error::invalid(format!(
+            "--datapath vc-ports is not built for --algo {algorithm}: it is Chien's \
+             organization for *-channels (a crossbar port per virtual channel, §5.4, Figure \
+             8), which Duato's algorithm shares; allowed: --datapath vc-ports with --algo \
+             star-channels or duato, or --datapath unified with any algorithm"
+        )));
+    }
+    if lookahead {
+        return Err(Error::invalid(
+            "--datapath vc-ports with --lookahead is not built: the look-ahead field names \
+             physical ports, the VC-port crossbar switches virtual channels; allowed with \
+             --datapath vc-ports: --lookahead off",
+        ));
+    }
+    if table != TableStorage::None {
+        return Err(Error::invalid(format!(
+            "--datapath vc-ports with --table {table} is not built: the table's entries name \
+             ports and a VC class, the VC-port crossbar switches virtual channels; allowed \
+             with --datapath vc-ports: --table none"
+        )));
+    }
+    Ok(())
 }
 
 /// Whether `--datapath sliced` is built for this configuration: Chien's
@@ -661,6 +699,7 @@ impl RouterSpec {
             match self.datapath {
                 RouterDatapath::Unified => "",
                 RouterDatapath::Sliced => "_sliced",
+                RouterDatapath::VcPorts => "_vcports",
             }
         )
     }
