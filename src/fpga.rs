@@ -155,6 +155,32 @@ pub fn check_spec(spec: &RouterSpec) -> Result<()> {
     router::supported(spec)
 }
 
+/// Why the bring-up mesh of `spec` cannot fit `board`'s block RAMs, if
+/// it cannot: with `--buffers bram` each input VC of the four routers takes
+/// its own RAMs.
+pub fn check_rams(spec: &RouterSpec, board: &Board) -> Result<()> {
+    if spec.buffers != crate::spec::BufferStorage::Bram {
+        return Ok(());
+    }
+    let routers = MESH_RADIX * MESH_RADIX;
+    let buffers = routers * spec.physical_ports() * spec.vcs;
+    let need = buffers * board.target.rams_per_buffer(spec.flit_width);
+    let have = board.target.block_rams().unwrap_or(0);
+    if need > have {
+        return Err(Error::InvalidSpec(format!(
+            "--buffers bram: the bring-up mesh's {buffers} input buffers ({routers} routers \
+             of {} ports and {} VCs) take {need} block RAMs of {}-bit flits, and the {} of the \
+             {} has {have}; use --buffers flops, fewer --vcs or a narrower --flit-width",
+            spec.physical_ports(),
+            spec.vcs,
+            spec.flit_width,
+            board.target.part(),
+            board.title
+        )));
+    }
+    Ok(())
+}
+
 /// One router port of the mesh, as the template wires it.
 #[derive(Serialize)]
 struct Link {
@@ -297,6 +323,7 @@ pub fn top_verilog(spec: &RouterSpec, board: &Board) -> Result<String> {
 /// pin constraints, the spec and a short guide.
 pub fn design_files(spec: &RouterSpec, board: &Board) -> Result<Vec<(PathBuf, String)>> {
     check_spec(spec)?;
+    check_rams(spec, board)?;
     let name = spec.name();
     Ok(vec![
         (PathBuf::from(crate::output::SPEC_FILE), spec.to_toml()),

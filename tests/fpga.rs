@@ -243,13 +243,20 @@ fn bad_fpga_requests_exit_2_and_write_nothing() {
     assert!(!out.exists());
 
     // The generators and checkers speak credits and write no look-ahead
-    // field: both refused, naming the option.
+    // field: both refused, naming the option; so are more block RAMs
+    // than the part has.
     for (args, says) in [
         (
             &["--flow-control", "on-off", "--depth", "2"][..],
             "--flow-control on-off",
         ),
         (&["--lookahead"][..], "--lookahead"),
+        // Block RAM buffers: 4 routers x 5 ports x 2 VCs, one 16-bit-wide
+        // SB_RAM40_4K each, against the UP5K's 30 (Lattice data sheet).
+        (
+            &["--buffers", "bram", "--vcs", "2"][..],
+            "take 40 block RAMs of 16-bit flits, and the iCE40UP5K-SG48 of the iCEBreaker has 30",
+        ),
     ] {
         let mut all = vec!["fpga", "--board", "icebreaker", "--radix", "2"];
         all.extend_from_slice(args);

@@ -77,6 +77,29 @@ impl Target {
         })
     }
 
+    /// Block RAMs of the part: SB_RAM40_4K (4 kbit) on the iCE40, DP16KD
+    /// (18 kbit) on the ECP5 (Lattice data sheets).
+    pub fn block_rams(self) -> Option<u32> {
+        match self {
+            Target::Generic => None,
+            Target::Ice40Up5k => Some(30),
+            Target::Ice40Hx8k => Some(32),
+            Target::Ecp5_25k => Some(56),
+            Target::Ecp5_85k => Some(208),
+        }
+    }
+
+    /// Block RAMs one input buffer of `w`-bit flits takes with `--buffers
+    /// bram` (at most 16 entries): a 256 x 16 SB_RAM40_4K per 16 bits, a
+    /// 512 x 36 DP16KD per 36 bits.
+    pub fn rams_per_buffer(self, w: u32) -> u32 {
+        match self.device().map(|d| d.family) {
+            Some(Family::Ice40) => w.div_ceil(16),
+            Some(Family::Ecp5) => w.div_ceil(36),
+            None => 0,
+        }
+    }
+
     /// The part, as Lattice names it.
     pub fn part(self) -> &'static str {
         match self {
