@@ -157,21 +157,23 @@ pub fn check_spec(spec: &RouterSpec) -> Result<()> {
 
 /// Why the bring-up mesh of `spec` cannot fit `board`'s block RAMs, if
 /// it cannot: with `--buffers bram` each input VC of the four routers takes
-/// its own RAMs.
+/// its own RAMs, on the ports the mesh wires (the local port and one link
+/// per dimension: synthesis removes the buffers of the unwired ones).
 pub fn check_rams(spec: &RouterSpec, board: &Board) -> Result<()> {
     if spec.buffers != crate::spec::BufferStorage::Bram {
         return Ok(());
     }
     let routers = MESH_RADIX * MESH_RADIX;
-    let buffers = routers * spec.physical_ports() * spec.vcs;
+    let wired = spec.dims + 1;
+    let buffers = routers * wired * spec.vcs;
     let need = buffers * board.target.rams_per_buffer(spec.flit_width);
     let have = board.target.block_rams().unwrap_or(0);
     if need > have {
         return Err(Error::InvalidSpec(format!(
             "--buffers bram: the bring-up mesh's {buffers} input buffers ({routers} routers \
-             of {} ports and {} VCs) take {need} block RAMs of {}-bit flits, and the {} of the \
-             {} has {have}; use --buffers flops, fewer --vcs or a narrower --flit-width",
-            spec.physical_ports(),
+             of {} wired ports and {} VCs) take {need} block RAMs of {}-bit flits, and the {} \
+             of the {} has {have}; use --buffers flops, fewer --vcs or a narrower --flit-width",
+            wired,
             spec.vcs,
             spec.flit_width,
             board.target.part(),

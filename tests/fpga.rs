@@ -251,11 +251,13 @@ fn bad_fpga_requests_exit_2_and_write_nothing() {
             "--flow-control on-off",
         ),
         (&["--lookahead"][..], "--lookahead"),
-        // Block RAM buffers: 4 routers x 5 ports x 2 VCs, one 16-bit-wide
-        // SB_RAM40_4K each, against the UP5K's 30 (Lattice data sheet).
+        // Block RAM buffers: 4 routers x 3 wired ports (local, +x or -x,
+        // +y or -y) x 3 VCs, one 16-bit-wide SB_RAM40_4K each, against
+        // the UP5K's 30 (Lattice data sheet). One VC takes 12 (`routergen
+        // fpga --buffers bram --build` reports 12 of 30).
         (
-            &["--buffers", "bram", "--vcs", "2"][..],
-            "take 40 block RAMs of 16-bit flits, and the iCE40UP5K-SG48 of the iCEBreaker has 30",
+            &["--buffers", "bram", "--vcs", "3"][..],
+            "take 36 block RAMs of 16-bit flits, and the iCE40UP5K-SG48 of the iCEBreaker has 30",
         ),
     ] {
         let mut all = vec!["fpga", "--board", "icebreaker", "--radix", "2"];
