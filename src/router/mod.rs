@@ -347,14 +347,6 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
         // Each slice's decoder holds its own dimension's or plane's relation.
         sliced::compile_slices(spec)?;
     }
-    let crossbar_ports = p as usize * spec.vcs as usize;
-    if spec.datapath == RouterDatapath::VcPorts && crossbar_ports > 1 << PORT_BITS {
-        return Err(unsupported(format!(
-            "a crossbar port per VC with {p} ports and {} VCs ({crossbar_ports} crossbar \
-             ports)",
-            spec.vcs
-        )));
-    }
     let mut table = tables::compile(&rel, spec.addressing)?;
     match spec.table {
         TableStorage::Economical => table.es = Some(tables::economical(&table)?),
@@ -364,6 +356,9 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
     }
     if spec.lookahead {
         table.la = Some(lookahead::for_table(&rel, &table)?);
+    }
+    if spec.datapath == RouterDatapath::VcPorts {
+        vcports::check(&table)?;
     }
     if table.shape.field_bits != field as usize {
         return Err(Error::InvalidSpec(format!(

@@ -67,9 +67,12 @@ pub(super) fn core_table(table: &CompiledTable) -> CompiledTable {
     core
 }
 
-/// The router of `spec` with a crossbar port per VC, its relation compiled
-/// as `table`.
-pub(super) fn build<const W: usize>(spec: &RouterSpec, table: CompiledTable) -> Result<Router<W>> {
+/// Why the relation compiled as `table` cannot have a crossbar port per
+/// VC, if it cannot: more than 16 crossbar ports P V (the core's port
+/// numbers), or a routing table or look-ahead field, which name ports and
+/// not VCs. (P V <= 16 with P >= 2 also keeps V within the 8 VCs of a VC
+/// controller.)
+pub(super) fn check(table: &CompiledTable) -> Result<()> {
     let (p, v) = (table.ports(), table.vcs());
     if p * v > 1 << PORT_BITS {
         return Err(unsupported(format!(
@@ -79,17 +82,20 @@ pub(super) fn build<const W: usize>(spec: &RouterSpec, table: CompiledTable) -> 
             1 << PORT_BITS
         )));
     }
-    if v > 1 << VCC_BITS {
-        return Err(unsupported(format!(
-            "{v} virtual channels with a crossbar port per VC (its VC controllers take {})",
-            1 << VCC_BITS
-        )));
-    }
     if table.es.is_some() || table.la.is_some() {
         return Err(unsupported(
             "a crossbar port per VC with a routing table or look-ahead".into(),
         ));
     }
+    Ok(())
+}
+
+/// The router of `spec` with a crossbar port per VC, its relation compiled
+/// as `table`.
+pub(super) fn build<const W: usize>(spec: &RouterSpec, table: CompiledTable) -> Result<Router<W>> {
+    check(&table)?;
+    let (p, v) = (table.ports(), table.vcs());
+    debug_assert!(v <= 1 << VCC_BITS);
     let core_spec = RouterSpec {
         datapath: RouterDatapath::Unified,
         ..spec.clone()
@@ -140,6 +146,8 @@ impl<const W: usize> Router<W> {
         let clk = self.clock.val();
         let rst = self.rst.val();
         self.standins_update();
+        // Not `slice_setup_update`: the core reads the whole node_id, not
+        // a slice's coordinates.
         let core = &mut self.slices[0];
         core.clock.next = clk;
         core.rst.next = rst;
@@ -186,13 +194,17 @@ impl<const W: usize> Router<W> {
     pub(super) fn vc_ports_verilog(&self) -> String {
         let (p, v) = (self._p, self._v);
         let vb = super::VC_BITS;
+        // The core is the router's one slice.
+        let core = "slices$0";
         let mut s = self.wiring_start("A crossbar port per VC (Chien §5.4, Figure 8).");
         let mut line = |t: String| {
             let _ = writeln!(s, "    {t}");
         };
-        line("    core$clock = clock; core$rst = rst; core$node_id = node_id;".into());
         line(format!(
-            "    core$cfg_we = 1'b0; core$cfg_addr = {}'d0; core$cfg_class = {}'d0;",
+            "    {core}$clock = clock; {core}$rst = rst; {core}$node_id = node_id;"
+        ));
+        line(format!(
+            "    {core}$cfg_we = 1'b0; {core}$cfg_addr = {}'d0; {core}$cfg_class = {}'d0;",
             crate::blocks::es_table::ADDR_BITS,
             super::CLASS_BITS
         ));
@@ -200,10 +212,10 @@ impl<const W: usize> Router<W> {
             for c in 0..v {
                 let j = q * v + c;
                 line(format!(
-                    "    core$in_data${j} = in_data${q}; core$in_valid${j} = in_valid${q} & \
-                     (in_vc${q} == {vb}'d{c}); core$in_head${j} = in_head${q}; \
-                     core$in_tail${j} = in_tail${q}; core$in_vc${j} = {vb}'d0; \
-                     in_credit${j} = core$in_credit${j};"
+                    "    {core}$in_data${j} = in_data${q}; {core}$in_valid${j} = in_valid${q} & \
+                     (in_vc${q} == {vb}'d{c}); {core}$in_head${j} = in_head${q}; \
+                     {core}$in_tail${j} = in_tail${q}; {core}$in_vc${j} = {vb}'d0; \
+                     in_credit${j} = {core}$in_credit${j};"
                 ));
             }
         }
@@ -213,12 +225,12 @@ impl<const W: usize> Router<W> {
             for c in 0..v {
                 let j = o * v + c;
                 line(format!(
-                    "    {x}$in_data${c} = core$out_data${j}; {x}$in_valid${c} = \
-                     core$out_valid${j}; {x}$in_head${c} = core$out_head${j}; \
-                     {x}$in_tail${c} = core$out_tail${j};"
+                    "    {x}$in_data${c} = {core}$out_data${j}; {x}$in_valid${c} = \
+                     {core}$out_valid${j}; {x}$in_head${c} = {core}$out_head${j}; \
+                     {x}$in_tail${c} = {core}$out_tail${j};"
                 ));
                 line(format!(
-                    "    {x}$credit_in${c} = out_credit${j}; core$out_credit${j} = out_credit${j};"
+                    "    {x}$credit_in${c} = out_credit${j}; {core}$out_credit${j} = out_credit${j};"
                 ));
             }
             line(format!(
@@ -229,8 +241,7 @@ impl<const W: usize> Router<W> {
             ));
         }
         line("end".into());
-        // The core is the router's one slice.
-        s.replace("core$", "slices$0$")
+        s
     }
 }
 
