@@ -1,10 +1,10 @@
 //! The Verilator engine: the emitted Verilog of one router compiled by
 //! Verilator with a small C++ shim into a shared object, loaded into this
 //! process; the shim holds one Verilated model per node and wires them by
-//! the link table of [`Wiring`]. A cycle evaluates every router (its
-//! inputs with the clock low, then the rising edge) reading its link
-//! inputs from the outputs sampled before the cycle, so no router sees a
-//! neighbour's next state early and the routers can be evaluated on
+//! the link table of [`Wiring`]. A cycle evaluates every router once (its
+//! new inputs, then the rising edge; see [`clock_wrapper`]) reading its
+//! link inputs from the outputs sampled before the cycle, so no router
+//! sees a neighbour's next state early and the routers can be evaluated on
 //! several threads (`--threads`) with the same result.
 //! Builds are cached by a hash of the Verilog, the shim, the Verilator
 //! configuration, the arguments and the Verilator release: one build per
@@ -21,11 +21,56 @@ use crate::router::tables::CompiledTable;
 use crate::router::{core_verilog_of, node_id_bits_of, top_verilog_of};
 use crate::spec::RouterSpec;
 
+/// A simulation-only module `<top>_tick` around the router `top` (whose
+/// Verilog, `top_verilog`, is used unchanged): the same ports, but `clk`
+/// replaced by `tick`, which the caller flips once per cycle. The router's
+/// clock is `tick ^ tick_d`, and `tick_d` follows `tick` on that clock, so
+/// each flip makes one rising edge that falls again within the same
+/// evaluation. One Verilator `eval` per cycle then settles the new inputs
+/// and applies the edge; a clock input needs two (low, then high), and
+/// Verilator evaluates the logic in the inputs' cone on each of them.
+pub fn clock_wrapper(top: &str, top_verilog: &str) -> Result<String> {
+    let head = format!("module {top} (");
+    let missing = || Error::Simulation(format!("no port list of module {top} to wrap"));
+    let start = top_verilog.find(&head).ok_or_else(missing)? + head.len();
+    let len = top_verilog[start..].find(");").ok_or_else(missing)?;
+    let mut decls = Vec::new();
+    let mut conns = Vec::new();
+    for line in top_verilog[start..start + len].lines() {
+        let decl = line.trim().trim_end_matches(',');
+        let Some(name) = decl.split_whitespace().last() else {
+            continue;
+        };
+        if name == "clk" {
+            decls.push("    input wire tick".to_string());
+            conns.push(".clk(clk)".to_string());
+        } else {
+            decls.push(format!("    {decl}"));
+            conns.push(format!(".{name}({name})"));
+        }
+    }
+    if !conns.iter().any(|c| c == ".clk(clk)") {
+        return Err(Error::Simulation(format!("module {top} has no clk input")));
+    }
+    Ok(format!(
+        "// Simulation only: {top} clocked once per flip of tick.\n\
+         module {top}_tick (\n{}\n);\n\
+         \x20   reg tick_d = 1'b0;\n\
+         \x20   wire clk = tick ^ tick_d;\n\
+         \x20   always @(posedge clk) tick_d <= tick;\n\
+         \x20   {top} router ({});\n\
+         endmodule\n",
+        decls.join(",\n"),
+        conns.join(", ")
+    ))
+}
+
 /// The C++ shim for the router `top` with P ports and V VCs: a C interface
 /// creating N models wired by a link table, reading the outputs of a range
 /// of routers, and evaluating one cycle of a range of routers from the
 /// local inputs and the outputs sampled before the cycle (each model has
-/// its own context, so ranges may run on different threads).
+/// its own context, so ranges may run on different threads). The model is
+/// that of [`clock_wrapper`]: one `eval` per cycle.
 pub fn shim(top: &str, ports: usize, has_node: bool) -> String {
     let mut set = String::new();
     let mut get = String::new();
@@ -61,14 +106,14 @@ pub fn shim(top: &str, ports: usize, has_node: bool) -> String {
         r#"// C interface to N Verilated routers {top} wired by a link table.
 #include <cstdint>
 #include <vector>
-#include "V{top}.h"
+#include "V{top}_tick.h"
 #include "verilated.h"
 
 static const int P = {ports};
 
 struct Net {{
     std::vector<VerilatedContext *> ctx;
-    std::vector<V{top} *> r;
+    std::vector<V{top}_tick *> r;
     std::vector<int32_t> link;
 }};
 
@@ -79,8 +124,8 @@ void *rg_new(int nodes, const int32_t *link, const uint64_t *node_id) {{
     n->link.assign(link, link + nodes * P);
     for (int i = 0; i < nodes; i++) {{
         n->ctx.push_back(new VerilatedContext);
-        n->r.push_back(new V{top}{{n->ctx[i]}});
-{node}        n->r[i]->clk = 0;
+        n->r.push_back(new V{top}_tick{{n->ctx[i]}});
+{node}        n->r[i]->tick = 0;
         n->r[i]->rst = 0;
         n->r[i]->eval();
     }}
@@ -103,22 +148,20 @@ void rg_free(void *p) {{
 void rg_outputs(void *p, int lo, int hi, uint64_t *d, uint32_t *f, uint32_t *c) {{
     Net *n = static_cast<Net *>(p);
     for (int i = lo; i < hi; i++) {{
-        V{top} *r = n->r[i];
+        V{top}_tick *r = n->r[i];
 {get}    }}
 }}
 
 // One cycle of routers lo..hi: inputs (local ports from ind, inf, inc at
 // index node; links from od, of, oc, the outputs sampled by rg_outputs
-// before the cycle) with the clock low, then the rising edge.
+// before the cycle), then the rising edge: one flip of tick.
 void rg_eval(void *p, int lo, int hi, int rst, const uint64_t *ind, const uint32_t *inf,
              const uint32_t *inc, const uint64_t *od, const uint32_t *of, const uint32_t *oc) {{
     Net *n = static_cast<Net *>(p);
     for (int i = lo; i < hi; i++) {{
-        V{top} *r = n->r[i];
+        V{top}_tick *r = n->r[i];
         r->rst = rst;
-{set}        r->clk = 0;
-        r->eval();
-        r->clk = 1;
+{set}        r->tick ^= 1;
         r->eval();
     }}
 }}
@@ -127,7 +170,8 @@ void rg_eval(void *p, int lo, int hi, int rst, const uint64_t *ind, const uint32
     )
 }
 
-/// Stands for the router's module name in [`VERILATOR_ARGS`].
+/// Stands for the simulated module's name (the router in [`clock_wrapper`]) in
+/// [`VERILATOR_ARGS`].
 const TOP_MARK: &str = "<top>";
 
 /// How the shared object is built (part of the cache key).
@@ -179,9 +223,11 @@ pub fn cache_root() -> PathBuf {
 /// object's path.
 pub fn build(spec: &RouterSpec, table: &CompiledTable) -> Result<PathBuf> {
     let top = spec.name();
+    let top_verilog = top_verilog_of(spec, table)?;
     let verilog = format!(
-        "{}\n{}",
-        top_verilog_of(spec, table)?,
+        "{}\n{}\n{}",
+        clock_wrapper(&top, &top_verilog)?,
+        top_verilog,
         core_verilog_of(spec, table.clone())?
     );
     let cpp = shim(
@@ -215,9 +261,10 @@ pub fn build(spec: &RouterSpec, table: &CompiledTable) -> Result<PathBuf> {
     std::fs::write(dir.join("router.v"), &verilog).map_err(|e| fail(e.to_string()))?;
     std::fs::write(dir.join("shim.cpp"), &cpp).map_err(|e| fail(e.to_string()))?;
     std::fs::write(dir.join("sim.vlt"), VERILATOR_CONFIG).map_err(|e| fail(e.to_string()))?;
+    let wrapper = format!("{top}_tick");
     let args: Vec<&str> = VERILATOR_ARGS
         .iter()
-        .map(|&a| if a == TOP_MARK { top.as_str() } else { a })
+        .map(|&a| if a == TOP_MARK { wrapper.as_str() } else { a })
         .collect();
     let out = crate::flows::run("verilator", &args, dir).map_err(|e| fail(e.to_string()))?;
     let built = dir.join("obj_dir").join("libsimnet.so");
@@ -452,5 +499,44 @@ impl Drop for VerilatorEngine {
     fn drop(&mut self) {
         // SAFETY: `net` came from rg_new and is freed once.
         unsafe { (self.free)(self.net.0) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clock_wrapper;
+    use crate::flows::{require_tool, run, TempDir};
+
+    /// A counter on `clk`, in the port-per-line form of the router's top.
+    const COUNTER: &str = "module cnt (\n    input wire clk,\n    input wire rst,\n    \
+        output wire [7:0] n\n);\n    reg [7:0] c = 8'd0;\n    assign n = c;\n    \
+        always @(posedge clk) c <= rst ? 8'd0 : c + 8'd1;\nendmodule\n";
+
+    /// Icarus, not the engine, counts the edges: every flip of `tick` is
+    /// one rising edge of the wrapped module's clock, none in between.
+    #[test]
+    fn each_flip_of_tick_is_one_clock_edge() {
+        if !require_tool("iverilog") || !require_tool("vvp") {
+            return;
+        }
+        let wrap = clock_wrapper("cnt", COUNTER).unwrap();
+        let tb = "module tb;\n  reg tick = 0, rst = 1;\n  wire [7:0] n;\n  \
+            cnt_tick u(.tick(tick), .rst(rst), .n(n));\n  integer i;\n  initial begin\n    \
+            #1 tick = ~tick; #1 rst = 0;\n    for (i = 0; i < 5; i = i + 1) begin #1 tick = ~tick; end\n    \
+            #1 $display(\"n=%0d\", n); $finish;\n  end\nendmodule\n";
+        let dir = TempDir::new("tick").unwrap();
+        dir.write("t.v", &format!("{COUNTER}{wrap}{tb}")).unwrap();
+        let c = run("iverilog", &["-Wall", "-o", "t.vvp", "t.v"], dir.path()).unwrap();
+        assert!(c.success, "{}{}", c.stdout, c.stderr);
+        let out = run("vvp", &["t.vvp"], dir.path()).unwrap();
+        assert!(out.stdout.contains("n=5"), "{}", out.stdout);
+    }
+
+    #[test]
+    fn a_module_without_its_port_list_or_clock_is_refused() {
+        assert!(clock_wrapper("other", COUNTER).is_err());
+        let no_clk = COUNTER.replace("input wire clk", "input wire clock");
+        let e = clock_wrapper("cnt", &no_clk).unwrap_err().to_string();
+        assert!(e.contains("no clk input"), "{e}");
     }
 }
