@@ -5,7 +5,7 @@
 
 use rust_hdl::prelude::*;
 
-use super::network::{node_id, split, threads, Engine, Flit, Outputs, Wiring};
+use super::network::{node_id, split, threads, Engine, Flit, Outputs, Wiring, Workers};
 use crate::error::{Error, Result};
 use crate::router::tables::CompiledTable;
 use crate::router::Router;
@@ -20,6 +20,7 @@ pub struct RustEngine<const W: usize> {
     wiring: Wiring,
     routers: Vec<Router<W>>,
     threads: usize,
+    workers: Workers,
     out: Outputs,
 }
 
@@ -56,12 +57,14 @@ impl<const W: usize> RustEngine<W> {
             routers.push(r);
         }
         let p = wiring.ports;
+        let threads = threads(threads_asked, n);
         let mut e = RustEngine {
             out: Outputs {
                 flits: vec![Flit::default(); n * p],
                 credits: vec![0; n * p],
             },
-            threads: threads(threads_asked, n),
+            threads,
+            workers: Workers::new(threads)?,
             wiring,
             routers,
         };
@@ -103,15 +106,8 @@ impl<const W: usize> Engine for RustEngine<W> {
             parts.push((lo, part));
             rest = tail;
         }
-        std::thread::scope(|s| {
-            let mut parts = parts.into_iter();
-            let first = parts.next();
-            for (lo, part) in parts {
-                s.spawn(move || cycle(wiring, out, lo, part, rst, inject, eject_credit));
-            }
-            if let Some((lo, part)) = first {
-                cycle(wiring, out, lo, part, rst, inject, eject_credit);
-            }
+        self.workers.run(parts, |(lo, part)| {
+            cycle(wiring, out, lo, part, rst, inject, eject_credit)
         });
         self.sample();
     }

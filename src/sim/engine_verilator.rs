@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use super::network::{node_id, split, threads, Engine, Flit, Outputs, Wiring};
+use super::network::{node_id, split, threads, Engine, Flit, Outputs, Wiring, Workers};
 use crate::error::{Error, Result};
 use crate::router::tables::CompiledTable;
 use crate::router::{core_verilog_of, node_id_bits_of, top_verilog_of};
@@ -330,6 +330,7 @@ pub struct VerilatorEngine {
     net: Net,
     nodes: usize,
     threads: usize,
+    workers: Workers,
     free: FreeFn,
     outputs: OutFn,
     eval: EvalFn,
@@ -402,10 +403,12 @@ impl VerilatorEngine {
         // the models it allocates are freed once, in Drop.
         let net = unsafe { new(w.nodes() as c_int, link.as_ptr(), ids.as_ptr()) };
         let k = w.nodes() * w.ports;
+        let threads = threads(threads_asked, w.nodes());
         let mut e = VerilatorEngine {
             net: Net(net),
             nodes: w.nodes(),
-            threads: threads(threads_asked, w.nodes()),
+            threads,
+            workers: Workers::new(threads)?,
             free,
             outputs,
             eval,
@@ -484,13 +487,7 @@ impl Engine for VerilatorEngine {
                 )
             }
         };
-        let parts = split(self.nodes, self.threads);
-        std::thread::scope(|s| {
-            for &part in &parts[1..] {
-                s.spawn(move || range(part));
-            }
-            range(parts[0]);
-        });
+        self.workers.run(split(self.nodes, self.threads), range);
         self.sample();
     }
 }

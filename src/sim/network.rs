@@ -49,6 +49,46 @@ pub fn threads(asked: usize, nodes: usize) -> usize {
     asked.min(nodes).max(1)
 }
 
+/// The threads of an engine, started once: the calling thread and
+/// `threads - 1` workers that wait between cycles (a thread started per
+/// cycle costs more than the routers' work on it).
+pub struct Workers(Option<rayon::ThreadPool>);
+
+impl Workers {
+    pub fn new(threads: usize) -> crate::error::Result<Workers> {
+        if threads <= 1 {
+            return Ok(Workers(None));
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads - 1)
+            .thread_name(|i| format!("routergen-sim-{i}"))
+            .build()
+            .map(|p| Workers(Some(p)))
+            .map_err(|e| {
+                crate::error::Error::Simulation(format!("starting {threads} threads: {e}"))
+            })
+    }
+
+    /// `f` on every part: the first on the calling thread, the others on
+    /// the workers; returns when all are done.
+    pub fn run<T: Send>(&self, parts: Vec<T>, f: impl Fn(T) + Sync) {
+        let Some(pool) = &self.0 else {
+            return parts.into_iter().for_each(f);
+        };
+        let f = &f;
+        pool.in_place_scope(|s| {
+            let mut parts = parts.into_iter();
+            let first = parts.next();
+            for part in parts {
+                s.spawn(move |_| f(part));
+            }
+            if let Some(part) = first {
+                f(part);
+            }
+        });
+    }
+}
+
 /// `0..n` in `parts` contiguous ranges `(lo, hi)` of sizes differing by at
 /// most one (`parts` at least 1).
 pub fn split(n: usize, parts: usize) -> Vec<(usize, usize)> {
