@@ -633,14 +633,23 @@ fn run_bench(args: &BenchArgs) -> Result<()> {
         let t0 = std::time::Instant::now();
         let mut e = sim::build_engine(&cfg, kind)?;
         let built = t0.elapsed().as_secs_f64();
+        let mut timed = sim::network::Timed {
+            engine: e.as_mut(),
+            spent: std::time::Duration::ZERO,
+        };
         let t1 = std::time::Instant::now();
-        let run = sim::run(&cfg, e.as_mut(), &Control::default())?;
+        let run = sim::run(&cfg, &mut timed, &Control::default())?;
         let secs = t1.elapsed().as_secs_f64();
+        let alone = timed.spent.as_secs_f64();
         let rc = run.stats.cycles as f64 * nodes;
         println!(
-            "{kind:?}: {} cycles in {secs:.2} s: {:.3} M router-cycles/s (build or load {built:.1} s)",
+            "{kind:?}: {} cycles in {secs:.2} s: {:.3} M router-cycles/s; routers alone {:.3} M \
+             ({:.2} us per router-cycle, {:.0}% of the time) (build or load {built:.1} s)",
             run.stats.cycles,
-            rc / secs / 1e6
+            rc / secs / 1e6,
+            rc / alone / 1e6,
+            alone / rc * 1e6,
+            100.0 * alone / secs
         );
     }
     Ok(())

@@ -41,6 +41,27 @@ pub trait Engine {
     fn step(&mut self, rst: bool, inject: &[Flit], eject_credit: &[u32]);
 }
 
+/// An engine that counts the time spent in its `step` (the routers'
+/// evaluation and the copying of links and outputs, none of the network
+/// interfaces, traffic or checks): what `routergen bench` reports as the
+/// routers alone.
+pub struct Timed<'a> {
+    pub engine: &'a mut dyn Engine,
+    pub spent: std::time::Duration,
+}
+
+impl Engine for Timed<'_> {
+    fn outputs(&self) -> &Outputs {
+        self.engine.outputs()
+    }
+
+    fn step(&mut self, rst: bool, inject: &[Flit], eject_credit: &[u32]) {
+        let t = std::time::Instant::now();
+        self.engine.step(rst, inject, eject_credit);
+        self.spent += t.elapsed();
+    }
+}
+
 /// Threads an engine evaluates the `nodes` routers of a cycle on, for
 /// `asked` (the `--threads` option): at least 1, at most one per router.
 /// Every router of a cycle reads its link inputs from the outputs sampled
