@@ -75,3 +75,43 @@ fn short_run_writes_table_csv_svg_and_trace() {
     assert!(rows > 100, "{rows} flits");
     assert!(next.values().all(|&n| (2..=5).contains(&n)));
 }
+
+/// `routergen bench` on a small mesh: the cycles it ran, and the routers
+/// alone never slower than the whole run (their time is part of it) nor
+/// above 100% of it.
+#[test]
+fn bench_reports_the_run_and_the_routers_alone() {
+    let o = routergen(&[
+        "bench",
+        "--engine",
+        "rust",
+        "--radix",
+        "3",
+        "--cycles",
+        "400",
+        "--threads",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("Rust: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let num_after = |key: &str| -> f64 {
+        let at = line.find(key).unwrap_or_else(|| panic!("{key}: {line}")) + key.len();
+        line[at..]
+            .split_whitespace()
+            .next()
+            .and_then(|w| w.trim_end_matches('%').parse().ok())
+            .unwrap_or_else(|| panic!("{key}: {line}"))
+    };
+    // The Rust engine measures a tenth of --cycles (and the reset cycles
+    // and the drain come on top).
+    assert!(num_after("Rust: ") >= 40.0, "{line}");
+    let rate = num_after("s: ");
+    let alone = num_after("routers alone ");
+    let share = num_after("router-cycle, ");
+    assert!(rate > 0.0 && alone >= rate, "{line}");
+    assert!(share > 0.0 && share <= 100.0, "{line}");
+}
