@@ -464,6 +464,23 @@ fn generated_checks_pass_planar_and_duato() {
                 "32",
             ],
         ),
+        // A 4-D torus: 9 ports, an 18-bit field.
+        (
+            "la-torus4d",
+            &[
+                "--algo",
+                "dor",
+                "--topology",
+                "torus",
+                "--dims",
+                "4",
+                "--radix",
+                "3",
+                "--lookahead",
+                "--flit-width",
+                "64",
+            ],
+        ),
     ]);
 }
 

@@ -125,8 +125,8 @@
 //! per input VC. Latency is unchanged (two cycles per router): the decoder
 //! already shares its cycle with allocation, and look-ahead removes it from
 //! that path for the link inputs. Supported for every relation on meshes,
-//! hypercubes and tori of up to 8 ports (the field register holds
-//! [`LA_BITS`] bits); not with the economical-storage table.
+//! hypercubes and tori (the field register holds [`LA_BITS`] bits, a
+//! 4-D torus's 2 x 9); not with the economical-storage table.
 //!
 //! # On/off flow control
 //!
@@ -223,8 +223,9 @@ type PortId = Bits<PORT_BITS>;
 pub const CLASS_BITS: usize = 4;
 type ClassId = Bits<CLASS_BITS>;
 type EsAddr = Bits<{ crate::blocks::es_table::ADDR_BITS }>;
-/// Bits of a look-ahead field register (P up to 16).
-pub const LA_BITS: usize = 16;
+/// Bits of a look-ahead field register: P bits, 2P on a torus, whose
+/// largest (4 dimensions, P = 9) takes 18.
+pub const LA_BITS: usize = 18;
 type LaField = Bits<LA_BITS>;
 
 /// Flit widths the router is built for.
