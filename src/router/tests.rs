@@ -517,6 +517,15 @@ fn scoreboard<const W: usize>(
                     assert_eq!(data, all[&pid].flits[i], "packet {pid} flit {i} changed");
                     pid
                 }
+                None if i == 0 && !id_in_head => {
+                    // The id rides in the second flit: the head waits.
+                    assert!(
+                        !tail,
+                        "cycle {cycle}: output {o} VC {c}: a one-flit packet without its id"
+                    );
+                    holding[k] = Some((None, data, 1));
+                    continue;
+                }
                 None if i == usize::from(!id_in_head) => {
                     // The packet is known: check its head and the hop.
                     let pid = if id_in_head {
@@ -570,7 +579,8 @@ fn scoreboard<const W: usize>(
             };
             assert!(i < all[&pid].flits.len(), "packet {pid}: too many flits");
             let from = all[&pid].in_port * v + all[&pid].in_vc;
-            occupancy[from] -= 1;
+            // With the id in the second flit, the head is counted with it.
+            occupancy[from] -= if i == 1 && !id_in_head { 2 } else { 1 };
             holding[k] = Some((Some(pid), head_data, i + 1));
             if tail {
                 assert_eq!(i + 1, all[&pid].flits.len(), "packet {pid}: tail too early");
@@ -913,12 +923,12 @@ fn scoreboard_lookahead() {
             vec![4, 2],
             309,
         ),
-        // 9 ports on a 4-D torus: an 18-bit field (64-bit flits leave
-        // room for the packet id beside it).
+        // 9 ports on a 4-D torus: an 18-bit field (in 32-bit flits, which
+        // leave the packet id no room in the head: it rides in flit 1).
         (
             lookahead(
                 spec_on(Algorithm::DimensionOrder, Topology::Torus, 4, 3, 2),
-                64,
+                32,
             ),
             vec![2, 0, 1, 2],
             310,
