@@ -514,12 +514,12 @@ impl Relation {
     pub fn plane(full: &Relation, i: usize) -> Result<Relation> {
         let n = full.net.n();
         if full.kind != Kind::Shipped(Algorithm::PlanarAdaptive)
-            || full.net.topology != Topology::Mesh
+            || !matches!(full.net.topology, Topology::Mesh | Topology::Torus)
             || i + 2 > n
         {
             return Err(Error::invalid(format!(
                 "plane slice {i}: defined for the planes A_0..A_{} of planar-adaptive \
-                 routing on a mesh, not for {} on a {}-dimensional {}",
+                 routing on a mesh or torus, not for {} on a {}-dimensional {}",
                 n.saturating_sub(2),
                 full.name(),
                 n,
@@ -527,7 +527,7 @@ impl Relation {
             )));
         }
         Ok(Relation {
-            net: Network::new(Topology::Mesh, 2, full.net.radix)?,
+            net: Network::new(full.net.topology, 2, full.net.radix)?,
             kind: Kind::Plane(planar_adaptive::Plane {
                 index: i,
                 last: i + 2 == n,
@@ -543,7 +543,10 @@ impl Relation {
     pub fn classes_needed(&self) -> usize {
         match &self.kind {
             Kind::Turns(_) => 1,
-            Kind::Plane(_) => 2,
+            Kind::Plane(_) => planar_adaptive::plane_classes(self)
+                .into_iter()
+                .max()
+                .unwrap_or(1),
             Kind::Shipped(a) => {
                 let (classes, _) = class_layout(*a, &self.net, self.knobs);
                 classes.into_iter().max().unwrap_or(1)

@@ -150,14 +150,15 @@ pub(crate) fn route(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Ho
     }
 }
 
-/// Plane slice `index` of a planar-adaptive mesh router (Chien §5.2,
-/// Figure 6): the relation of plane A_index alone, on the 2-D mesh of its
-/// dimensions (d_index is its dimension 0, d_index+1 its dimension 1).
+/// Plane slice `index` of a planar-adaptive router (Chien §5.2, Figure
+/// 6): the relation of plane A_index alone, on the 2-D mesh or torus of
+/// its dimensions (d_index is its dimension 0, d_index+1 its dimension 1).
 ///
 /// A packet inside the slice routes as in A_index: every minimal hop in
 /// either dimension, dimension 0 on its plane class, dimension 1 on the
 /// increasing class when it travels + in dimension 0 and the decreasing
-/// class otherwise. Once its dimension-0 offset is zero it has finished
+/// class otherwise (on a torus, each also by dateline class and dimension
+/// 1's classes by dimension 0's dateline phase, as in [`route`]). Once its dimension-0 offset is zero it has finished
 /// A_index and leaves by the local port toward the next slice, unless the
 /// plane is the last one, where it finishes dimension 1 on the increasing
 /// class; at its destination it leaves by the local port. Offsets in lower
@@ -171,16 +172,32 @@ pub struct Plane {
     pub last: bool,
 }
 
-/// The VCs of plane A_i's classes in the mesh relation `full`, as the
-/// plane slice's map: dimension 0 (d_i) its plane class, dimension 1
-/// (d_{i+1}) the increasing then the decreasing class.
+/// Classes of a plane slice's two dimensions: its first dimension's plane
+/// class (a dateline pair on a torus), its second dimension's increasing
+/// and decreasing classes (on a torus each by the first dimension's
+/// dateline phase and its own dateline class).
+pub(crate) fn plane_classes(rel: &Relation) -> [usize; 2] {
+    let r = ring(rel);
+    [r, 2 * r * phases(r, rel.knobs)]
+}
+
+/// The VCs of plane A_i's classes in the relation `full`, as the plane
+/// slice's map: dimension 0 (d_i) its plane classes, dimension 1
+/// (d_{i+1}) its second-dimension classes, in the order of
+/// [`first_class`] and [`second_class`].
 pub(crate) fn plane_vc_map(full: &Relation, i: usize) -> VcMap {
     let map = &full.vc_map.map;
-    let first = map[i][if i >= 1 { 2 } else { 0 }].clone();
+    let [first, second] = plane_classes(full);
+    let r = ring(full);
+    let base = if i >= 1 {
+        2 * r * phases(r, full.knobs)
+    } else {
+        0
+    };
     VcMap {
         map: vec![
-            vec![first],
-            vec![map[i + 1][0].clone(), map[i + 1][1].clone()],
+            (base..base + first).map(|c| map[i][c].clone()).collect(),
+            (0..second).map(|c| map[i + 1][c].clone()).collect(),
         ],
     }
 }
@@ -203,12 +220,19 @@ pub(crate) fn route_plane(
         });
         return;
     }
+    // The classes of the n-D relation, read on the plane's coordinates (a
+    // torus's dateline classes depend on one coordinate each).
     if let Some(dir) = first_dir {
-        rel.push_class(out, Port::link(0, dir), 0, false);
+        let c = if ring(rel) == 2 {
+            net.dateline_class(node, dest, 0, dir)
+        } else {
+            0
+        };
+        rel.push_class(out, Port::link(0, dir), c, false);
     }
     if let Some(dir) = net.dor_dir(node, dest, 1) {
-        let s = usize::from(first_dir == Some(Dir::Minus));
-        rel.push_class(out, Port::link(1, dir), s, false);
+        let c = second_class(rel, node, dest, 1, dir, first_dir);
+        rel.push_class(out, Port::link(1, dir), c, false);
     }
 }
 
@@ -283,8 +307,19 @@ mod tests {
     /// and 1 being d_i and d_{i+1}.
     #[test]
     fn plane_slices_permit_exactly_the_planar_relation() {
-        for (n, k, v) in [(2, 4, 2), (3, 4, 3), (3, 3, 4), (4, 3, 3), (4, 3, 5)] {
-            let net = Network::new(Topology::Mesh, n, k).unwrap();
+        for (topology, n, k, v) in [
+            (Topology::Mesh, 2, 4, 2),
+            (Topology::Mesh, 3, 4, 3),
+            (Topology::Mesh, 3, 3, 4),
+            (Topology::Mesh, 4, 3, 3),
+            (Topology::Mesh, 4, 3, 5),
+            (Topology::Torus, 2, 4, 8),
+            (Topology::Torus, 2, 5, 9),
+            (Topology::Torus, 3, 4, 10),
+            (Topology::Torus, 3, 3, 11),
+            (Topology::Torus, 4, 3, 10),
+        ] {
+            let net = Network::new(topology, n, k).unwrap();
             let full = Relation::new(Algorithm::PlanarAdaptive, net, v).unwrap();
             let n = n as usize;
             let planes: Vec<Relation> = (0..n - 1)
@@ -317,17 +352,21 @@ mod tests {
                         .collect();
                     got.sort();
                     want.sort();
-                    assert_eq!(got, want, "n {n} V {v}: plane {i} at {x} for {y}");
+                    assert_eq!(
+                        got, want,
+                        "{topology} n {n} V {v}: plane {i} at {x} for {y}"
+                    );
                 }
             }
         }
     }
 
     #[test]
-    fn planes_only_of_planar_meshes() {
+    fn planes_only_of_planar_meshes_and_tori() {
         let torus = Network::new(Topology::Torus, 3, 4).unwrap();
         let t = Relation::new(Algorithm::PlanarAdaptive, torus, 10).unwrap();
-        assert!(Relation::plane(&t, 0).is_err());
+        assert_eq!(Relation::plane(&t, 1).unwrap().classes_needed(), 8);
+        assert!(Relation::plane(&t, 2).is_err());
         let mesh = Network::new(Topology::Mesh, 3, 4).unwrap();
         let m = Relation::new(Algorithm::PlanarAdaptive, mesh, 3).unwrap();
         assert!(Relation::plane(&m, 1).is_ok());
