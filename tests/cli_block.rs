@@ -56,8 +56,8 @@ fn bad_names_and_values_exit_2_with_a_message_naming_them() {
             "--ports -3",
         ),
         (
-            vec!["block", "vc-controller", "--vcs", "9", "-o", d],
-            "--vcs 9",
+            vec!["block", "vc-controller", "--vcs", "17", "-o", d],
+            "--vcs 17",
         ),
         (
             vec![

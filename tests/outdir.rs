@@ -761,8 +761,9 @@ fn generated_checks_pass_sliced() {
 /// Plane slices (`--datapath sliced --algo planar`, Chien §5.2 Figure 6):
 /// the same interface, so the same testbench, whose permitted ports and
 /// heads come from the n-D planar-adaptive relation, passes on a 3-D mesh
-/// (two planes sharing the y links), and fails the router with a flipped
-/// bit on port 1.
+/// (two planes sharing the y links) and a 3-D torus (10 VCs: dateline
+/// classes, and the y links' 10-VC controllers), and fails the router with
+/// a flipped bit on port 1.
 #[test]
 fn generated_checks_pass_plane_slices() {
     passes_and_a_flipped_bit_fails(
@@ -778,6 +779,26 @@ fn generated_checks_pass_plane_slices() {
             "3",
         ],
         "planar_mesh3d_k4_v3_w16_sliced",
+    );
+    passes_and_a_flipped_bit_fails(
+        "planes-torus",
+        &[
+            "--datapath",
+            "sliced",
+            "--algo",
+            "planar",
+            "--topology",
+            "torus",
+            "--dims",
+            "3",
+            "--vcs",
+            "10",
+            "--flit-width",
+            "32",
+            "--depth",
+            "2",
+        ],
+        "planar_torus3d_k4_v10_w32_sliced",
     );
 }
 

@@ -181,7 +181,7 @@ impl Param {
     fn range(self) -> (usize, usize) {
         match self {
             Param::Ports => (2, 16),
-            Param::Vcs => (1, 8),
+            Param::Vcs => (1, 16),
             Param::Freedom => (1, 8),
             Param::FlitWidth => (8, 64),
             Param::Dims => (1, 4),
@@ -764,7 +764,7 @@ mod largest {
         }
         let big = BlockParams {
             ports: 16,
-            vcs: 8,
+            vcs: 16,
             freedom: 8,
             flit_width: 64,
             dims: 4,

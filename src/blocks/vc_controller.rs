@@ -29,8 +29,8 @@ use super::cosim::{each, InputSignal};
 use super::flow_control::FlowControlUnit;
 use super::{signals, HwBlock};
 
-/// Bits of a VC number (V up to 8).
-pub const VC_BITS: usize = 3;
+/// Bits of a VC number (V up to 16, the router's limit).
+pub const VC_BITS: usize = 4;
 type VcId = Bits<VC_BITS>;
 
 #[derive(LogicBlock)]
@@ -64,9 +64,9 @@ pub struct VcController<const W: usize> {
 }
 
 impl<const W: usize> VcController<W> {
-    /// `vcs` virtual channels (1 to 8) with `depth`-flit buffers each.
+    /// `vcs` virtual channels (1 to 16) with `depth`-flit buffers each.
     pub fn new(vcs: usize, depth: usize) -> Self {
-        let v = vcs.clamp(1, 8);
+        let v = vcs.clamp(1, 1 << VC_BITS);
         let id = |k: usize| Constant::new(VcId::from(k as u64));
         VcController {
             clock: Signal::default(),

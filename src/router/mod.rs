@@ -213,6 +213,9 @@ use tables::CompiledTable;
 
 /// Bits of a VC number inside the router (V up to 16).
 pub const VC_BITS: usize = 4;
+// The VC controllers put their VC numbers on the router's output ports as
+// they are.
+const _: () = assert!(VC_BITS == crate::blocks::vc_controller::VC_BITS);
 /// Bits of a port number inside the router (P up to 16).
 pub const PORT_BITS: usize = crate::blocks::arbiter::PORT_BITS;
 

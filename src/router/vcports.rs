@@ -70,8 +70,7 @@ pub(super) fn core_table(table: &CompiledTable) -> CompiledTable {
 /// Why the relation compiled as `table` cannot have a crossbar port per
 /// VC, if it cannot: more than 16 crossbar ports P V (the core's port
 /// numbers), or a routing table or look-ahead field, which name ports and
-/// not VCs. (P V <= 16 with P >= 2 also keeps V within the 8 VCs of a VC
-/// controller.)
+/// not VCs.
 pub(super) fn check(table: &CompiledTable) -> Result<()> {
     let (p, v) = (table.ports(), table.vcs());
     if p * v > 1 << PORT_BITS {
@@ -236,8 +235,7 @@ impl<const W: usize> Router<W> {
             line(format!(
                 "    out_data${o} = {x}$phys_data; out_valid${o} = {x}$phys_valid; \
                  out_head${o} = {x}$phys_head; out_tail${o} = {x}$phys_tail; \
-                 out_vc${o} = {{{}'d0, {x}$phys_vc}};",
-                vb - VCC_BITS
+                 out_vc${o} = {x}$phys_vc;"
             ));
         }
         line("end".into());

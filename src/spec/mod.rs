@@ -73,7 +73,7 @@ named_enum!(
         /// One P x P crossbar (Chien §5.3, Figure 7; every algorithm).
         Unified => "unified" [],
         /// Dimension slices (Chien §5.1, Figure 5; dimension order) or
-        /// plane slices (§5.2, Figure 6; planar-adaptive on meshes).
+        /// plane slices (§5.2, Figure 6; planar-adaptive).
         Sliced => "sliced" ["slices", "dimension-slices"],
         /// A crossbar port per virtual channel and a VC controller per
         /// link (Chien §5.4, Figure 8; *-channels and Duato).
@@ -405,7 +405,7 @@ impl SpecInput {
         let datapath = self.datapath.unwrap_or(RouterDatapath::Unified);
         pick("datapath", self.datapath.is_some());
         if datapath == RouterDatapath::Sliced {
-            sliced_allowed(algorithm, topology, lookahead, table, flow_control)?;
+            sliced_allowed(algorithm, lookahead, table, flow_control)?;
         }
         if datapath == RouterDatapath::VcPorts {
             vc_ports_allowed(algorithm, lookahead, table)?;
@@ -482,13 +482,12 @@ fn vc_ports_allowed(algorithm: Algorithm, lookahead: bool, table: TableStorage) 
 /// Whether `--datapath sliced` is built for this configuration: Chien's
 /// dimension slices (§5.1, Figure 5) route dimension order, whose packets
 /// never return to a lower dimension, and his plane slices (§5.2, Figure 6)
-/// route planar-adaptive on meshes, whose packets never return to a lower
-/// plane; a slice's own address decoder reads its dimensions' fields only
+/// route planar-adaptive (on meshes and tori), whose packets never return
+/// to a lower plane; a slice's own address decoder reads its dimensions' fields only
 /// (no look-ahead field of the whole router's ports, no 3^n table of the
 /// whole router).
 fn sliced_allowed(
     algorithm: Algorithm,
-    topology: Topology,
     lookahead: bool,
     table: TableStorage,
     flow_control: FlowControl,
@@ -500,18 +499,9 @@ fn sliced_allowed(
         return Err(Error::invalid(format!(
             "--datapath sliced is not built for --algo {algorithm}: the sliced router is \
              Chien's organization for dimension order (one 3x3 crossbar per dimension, \
-             §5.1, Figure 5) and for planar-adaptive routing on meshes (one 2-D router per \
-             adaptive plane, §5.2, Figure 6); allowed: --datapath sliced with --algo dor, \
-             or with --algo planar on a mesh, or --datapath unified with any algorithm"
-        )));
-    }
-    if algorithm == Algorithm::PlanarAdaptive && topology != Topology::Mesh {
-        return Err(Error::invalid(format!(
-            "--datapath sliced with --algo planar is not built on a {topology}: the plane \
-             slices split each link's VCs between the two planes that use it, and the torus \
-             plane classes also record the dateline phase across both dimensions of a \
-             plane; allowed: --datapath sliced with --algo planar on --topology mesh, or \
-             --datapath unified on a {topology}"
+             §5.1, Figure 5) and for planar-adaptive routing (one 2-D router per adaptive \
+             plane, §5.2, Figure 6); allowed: --datapath sliced with --algo dor or planar, \
+             or --datapath unified with any algorithm"
         )));
     }
     if lookahead {
