@@ -261,7 +261,7 @@ impl BlockKind {
         match self.sweep_param() {
             Some(Param::Ports) => vec![2, 3, 4, 5, 6, 8, 12, 16],
             Some(Param::Freedom) => vec![1, 2, 3, 4, 6, 8],
-            Some(Param::Vcs) => vec![1, 2, 3, 4, 6, 8],
+            Some(Param::Vcs) => vec![1, 2, 3, 4, 6, 8, 12, 16],
             _ => Vec::new(),
         }
     }
