@@ -3,7 +3,7 @@
 //! of one (2n+1) x (2n+1) crossbar, with the same external interface
 //! (docs/interface.md).
 //!
-//! Slice i is a whole unified [`Router`] of a 2-D mesh (ports: 0 local,
+//! Slice i is a whole unified [`Router`] of a 2-D mesh or torus (ports: 0 local,
 //! 1 +d_i, 2 -d_i, 3 +d_{i+1}, 4 -d_{i+1}) running plane A_i's relation
 //! ([`crate::algo::Relation::plane`]), so its crossbar is 5x5 with 4x4
 //! among its links, Chien's plane slice. Slices are chained through their
