@@ -1808,10 +1808,16 @@ impl<const W: usize> Router<W> {
                      else rvc${i}$d = rvc${i}$q;"
                 ));
                 if la_on {
+                    // The field sits in the header's low bits; a flit narrower
+                    // than the register is zero-extended (the field fits it).
+                    let field = if W >= LA_BITS {
+                        format!("lamux${q}$out_hdr[{}:0]", LA_BITS - 1)
+                    } else {
+                        format!("{{{}'d0, lamux${q}$out_hdr}}", LA_BITS - W)
+                    };
                     line(format!(
                         "    if (rst) rla${i}$d = {LA_BITS}'d0; else if {granted} \
-                         rla${i}$d = lamux${q}$out_hdr[{}:0]; else rla${i}$d = rla${i}$q;",
-                        LA_BITS - 1
+                         rla${i}$d = {field}; else rla${i}$d = rla${i}$q;"
                     ));
                 }
             }
