@@ -27,7 +27,7 @@ router:
 	$(CARGO) build --release
 
 matrix:
-	$(CARGO) test --test outdir matrix_lint_sim_synth -- --ignored --nocapture
+	MATRIX_ONLY="$(ONLY)" $(CARGO) test --test outdir matrix_lint_sim_synth -- --ignored --nocapture
 
 # Bitstreams of the bring-up design for every board (out/fpga/<board>/build/).
 FPGA_BOARDS := icebreaker hx8k-breakout ulx3s orangecrab
