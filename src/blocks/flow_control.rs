@@ -33,6 +33,11 @@
 //!
 //! Synchronous reset `rst` empties the buffer and restores D credits.
 //!
+//! An absent unit ([`FlowControlUnit::absent`]) buffers an input VC on
+//! which no flit may arrive: it shows nothing and refuses every flit, and
+//! synthesis removes it. A present unit's Verilog has no trace of the
+//! option.
+//!
 //! Storage ([`FlowControlUnit::stored_in`]): the flits' data sit in D
 //! flip-flop slots read through a D:1 multiplexer per bit, or in a block
 //! RAM ([`super::buffer_ram`]) whose registered read is addressed by the
@@ -142,6 +147,11 @@ pub struct FlowControlUnit<const W: usize> {
     ptr_mask: Constant<Count>,
     count_mask: Constant<Count>,
     onoff: Constant<Bit>,
+    /// An absent unit ([`FlowControlUnit::absent`]): 1, and one zero word
+    /// for `out_data`; 0 and none for a present one, whose update then
+    /// holds no trace of the overrides (loops over an empty range).
+    _absent: usize,
+    blank: Vec<Constant<Bits<W>>>,
     /// On/off: the occupancies at which fewer than `slack` slots are free
     /// (D, D - 1, ..., D - slack + 1).
     full: Vec<Constant<Count>>,
@@ -180,6 +190,7 @@ impl<const W: usize> FlowControlUnit<W> {
             storage,
             self._low_bits,
         )
+        .absent_if(self._absent == 1)
     }
 
     /// With block RAM: the low `bits` bits of every flit (the routing
@@ -188,6 +199,29 @@ impl<const W: usize> FlowControlUnit<W> {
     pub fn fields_in_flops(self, bits: usize) -> Self {
         let storage = self._storage;
         Self::build(self._d, self.onoff.val(), self._slack, storage, bits)
+            .absent_if(self._absent == 1)
+    }
+
+    /// This unit as the buffer of an input VC no flit may arrive on (the
+    /// routing relation never sends on that VC over the link): every
+    /// output held low, `out_data` zero, and a flit offered is refused with
+    /// `overflow`. Nothing it holds can then be seen, so synthesis keeps
+    /// none of its flip-flops.
+    pub fn absent(self) -> Self {
+        self.absent_if(true)
+    }
+
+    fn absent_if(mut self, absent: bool) -> Self {
+        self._absent = usize::from(absent);
+        self.blank = (0..self._absent)
+            .map(|_| Constant::new(Bits::<W>::default()))
+            .collect();
+        self
+    }
+
+    /// Whether flits may arrive (false for [`FlowControlUnit::absent`]).
+    pub fn is_present(&self) -> bool {
+        self._absent == 0
     }
 
     fn build(
@@ -260,6 +294,8 @@ impl<const W: usize> FlowControlUnit<W> {
             ptr_mask: c(mask_for(d - 1)),
             count_mask: c(mask_for(d)),
             onoff: Constant::new(on_off),
+            _absent: 0,
+            blank: Vec::new(),
             full: (0..slack).map(|j| c(d - j)).collect(),
             _d: d,
             _sd: d * (1 - nram),
@@ -299,6 +335,9 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
 
         // Receive side: the oldest flit (the data ungated when empty).
         self.out_valid.next = self.front_valid.q.val();
+        for _k in 0..self._absent {
+            self.out_valid.next = false;
+        }
         // Flip-flops: the slot at the read pointer (slot 0's as the
         // default). Block RAM: the read of the last edge, or the bypass.
         for k in 0..self._sd.min(1) {
@@ -325,8 +364,15 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
                     | self.front_low[k].q.val();
             }
         }
+        for k in 0..self._absent {
+            self.out_data.next = self.blank[k].val();
+        }
         self.out_head.next = self.front_head.q.val();
         self.out_tail.next = self.front_tail.q.val();
+        for _k in 0..self._absent {
+            self.out_head.next = false;
+            self.out_tail.next = false;
+        }
         if self.rp.q.val() == self.last.val() {
             self.rp_inc.next = self.zero.val();
         } else {
@@ -344,6 +390,9 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
         // Full: refuse the flit, never overwrite (independent of the pop,
         // see the module documentation).
         self.push.next = self.in_valid.val() & (self.count.q.val() != self.depth.val());
+        for _k in 0..self._absent {
+            self.push.next = false;
+        }
         self.overflow.next = self.in_valid.val() & !self.push.val();
         // The next oldest flit's marks: the arriving flit's when it lands
         // in an empty buffer (or one whose only flit leaves), else the
@@ -448,12 +497,18 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
         } else {
             self.credit_out.next = self.pop.val();
         }
+        for _k in 0..self._absent {
+            self.credit_out.next = false;
+        }
 
         // Send side.
         if self.onoff.val() {
             self.send_ok.next = self.credit_in.val();
         } else {
             self.send_ok.next = self.credits.q.val() != self.zero.val();
+        }
+        for _k in 0..self._absent {
+            self.send_ok.next = false;
         }
         self.send.next = self.send_req.val() & self.send_ok.val();
         // A credit pulse when the counter is already at D is ignored.
@@ -501,7 +556,7 @@ mod tests {
     use super::*;
     use crate::blocks::cosim::{random_stimulus, run_model, SplitMix64};
     use crate::blocks::tool_checks::all_checks;
-    use crate::blocks::{prepare, BlockKind, BlockParams};
+    use crate::blocks::{emit, prepare, rename_top, BlockKind, BlockParams};
 
     /// Reference unit written from the module doc; outputs in port order:
     /// data, valid, head, tail, credit_out, send_ok, overflow.
@@ -599,6 +654,58 @@ mod tests {
                 assert_eq!(got, want, "D={d} on_off={on_off} {storage} cycle {c}");
             }
             assert!(overflows > 0, "the stimulus should reach a full buffer");
+        }
+    }
+
+    /// An absent unit (module doc of [`FlowControlUnit::absent`]): under
+    /// stimulus that fills a present unit, every output stays low but
+    /// `overflow`, which follows `in_valid`; Yosys keeps none of its
+    /// flip-flops, where the present unit keeps its counters (and with
+    /// flip-flop storage its D W data bits). A present unit's Verilog is
+    /// the same as before the option existed: no trace of it.
+    #[test]
+    fn an_absent_unit_shows_nothing_and_synthesizes_to_no_flip_flop() {
+        for (on_off, storage) in [
+            (false, BufferStorage::Flops),
+            (true, BufferStorage::Flops),
+            (false, BufferStorage::Bram),
+        ] {
+            let unit = || FlowControlUnit::<16>::build(4, on_off, 2, storage, 5);
+            let mut x = unit().absent();
+            assert!(!x.is_present() && unit().is_present());
+            prepare(&mut x);
+            let stim = random_stimulus(&x, "clock", 2000, 7);
+            let got = run_model(&mut x, &stim);
+            let mut offered = 0;
+            for (c, (s, g)) in stim.iter().zip(&got).enumerate() {
+                // Inputs: rst, data, valid, ...; outputs in port order with
+                // overflow last.
+                offered += s[2];
+                let mut want = vec![0; g.len()];
+                want[6] = s[2];
+                assert_eq!(g, &want, "on_off={on_off} {storage} cycle {c}");
+            }
+            assert!(offered > 100, "the stimulus offers flits");
+            let text = emit(unit());
+            assert!(
+                !text.contains("blank"),
+                "a present unit's Verilog names no override"
+            );
+            if !crate::flows::require_tool("yosys") {
+                continue;
+            }
+            let flops = |v: String| {
+                crate::flows::yosys::synth(&rename_top(&v, "fcu"), "fcu")
+                    .expect("yosys synth")
+                    .flip_flops()
+            };
+            assert_eq!(flops(emit(unit().absent())), 0, "on_off={on_off} {storage}");
+            let data = if storage == BufferStorage::Flops {
+                4 * 16
+            } else {
+                0
+            };
+            assert!(flops(text) >= data + 4, "on_off={on_off} {storage}");
         }
     }
 

@@ -603,16 +603,24 @@ impl<const W: usize> Router<W> {
             cfg_mask: signals(if es.is_some() { p } else { 0 }),
             tmask: dffs(entries * p),
             tclass: dffs(entries),
-            fcu: (0..pv)
-                .map(|_| {
-                    if onoff {
+            fcu: table
+                .buffered_inputs()
+                .into_iter()
+                .map(|buffered| {
+                    let unit = if onoff {
                         FlowControlUnit::on_off(d, ON_OFF_SLACK)
                     } else {
                         FlowControlUnit::new(d, false)
                     }
                     .stored_in(spec.buffers)
                     // The decoders read the address and look-ahead fields.
-                    .fields_in_flops(table.shape.dims * table.shape.field_bits + fb)
+                    .fields_in_flops(table.shape.dims * table.shape.field_bits + fb);
+                    // An input VC no flit arrives on keeps no buffer.
+                    if buffered {
+                        unit
+                    } else {
+                        unit.absent()
+                    }
                 })
                 .collect(),
             dec: (0..if la.is_some() {

@@ -459,6 +459,24 @@ mod tests {
         );
     }
 
+    /// Each slice buffers only the VCs its plane receives on a link
+    /// (`tables::CompiledTable::arrive`): on a 3-D mesh with V = 3 the two
+    /// slices hold the unified router's 21 link and local input buffers
+    /// (each link VC is one plane's, Chien §5.2) plus the 3 of the channel
+    /// between them, not 2 x 5 x 3 = 30.
+    #[test]
+    fn slices_buffer_only_their_planes_vcs() {
+        let present = |r: &Router<16>| r.fcu.iter().filter(|u| u.is_present()).count();
+        let sliced = Router::<16>::new(&planes(3, 4, 3)).unwrap();
+        let unified =
+            Router::<16>::new(&spec_on(Algorithm::PlanarAdaptive, Topology::Mesh, 3, 4, 3))
+                .unwrap();
+        assert_eq!(present(&unified), 7 * 3);
+        let per_slice: Vec<usize> = sliced.slices.iter().map(present).collect();
+        assert_eq!(per_slice.iter().sum::<usize>(), 21 + 3, "{per_slice:?}");
+        assert_eq!(per_slice.len(), 2);
+    }
+
     /// The scoreboard of `router::tests` (every flit delivered once, in
     /// order per input VC and output port, unchanged but for the header
     /// update, on a port and VC the n-D planar-adaptive relation permits,

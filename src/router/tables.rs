@@ -58,6 +58,10 @@ pub struct CompiledTable {
     /// there, or sent by the upstream router's relation) may leave by
     /// output port o ([`reach`]). The crossbar connects only these pairs.
     pub reach: Vec<u64>,
+    /// Per input port q, bit c: a flit may arrive on q in VC c (every VC
+    /// on the local port; on a link, the VCs on which the upstream
+    /// router's relation sends over it, [`reach`]).
+    pub arrive: Vec<u64>,
     /// Crossbar ports per physical link: 1, or V in the core of a router
     /// with a crossbar port per VC (`super::vcports`), whose port o is on
     /// link o / V.
@@ -82,6 +86,17 @@ impl CompiledTable {
         let p = self.ports();
         (0..p * p)
             .map(|k| self.es.is_some() || (self.reach[k % p] >> (k / p)) & 1 == 1)
+            .collect()
+    }
+
+    /// Per input VC i = q V + c: whether it needs a buffer, that is,
+    /// whether a flit may arrive on it ([`CompiledTable::arrive`]); every
+    /// one with a programmable table, whose contents the relation does not
+    /// bound.
+    pub fn buffered_inputs(&self) -> Vec<bool> {
+        let v = self.vcs();
+        (0..self.ports() * v)
+            .map(|i| self.es.is_some() || (self.arrive[i / v] >> (i % v)) & 1 == 1)
             .collect()
     }
 
@@ -316,13 +331,15 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
             mask: a.mask[..words].to_vec(),
         })
         .collect();
+    let (reach, arrive) = reach(rel);
     Ok(CompiledTable {
         shape,
         rows,
         es: None,
         atomic: rel.has_escape(),
         la: None,
-        reach: reach(rel),
+        reach,
+        arrive,
         per_link: 1,
     })
 }
@@ -334,9 +351,17 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
 /// router never turns a flit from a higher dimension back to a lower one,
 /// nor sends it back where it came from (Chien §5.1 builds its crossbar
 /// from those facts); the other relations have their own gaps.
-pub fn reach(rel: &Relation) -> Vec<u64> {
+///
+/// Second, per input port q, the VCs (bit c) a flit may arrive on: every
+/// VC on the local port, and on a link the VCs the upstream relation sends
+/// on over it. Planar-adaptive routing, for one, carries a dimension's
+/// first-dimension class and its second-dimension classes only where the
+/// planes use them (Chien §5.2).
+pub fn reach(rel: &Relation) -> (Vec<u64>, Vec<u64>) {
     let net = &rel.net;
     let mut reach = vec![0u64; net.port_count()];
+    let mut arrive = vec![0u64; net.port_count()];
+    arrive[0] = (1u64 << rel.vcs) - 1;
     let mut buf = Vec::new();
     let mut next = Vec::new();
     for node in 0..net.nodes() {
@@ -358,6 +383,7 @@ pub fn reach(rel: &Relation) -> Vec<u64> {
                     port: h.port,
                     vc: h.vc,
                 };
+                arrive[q] |= 1 << h.vc;
                 rel.route(there, input, dest, &mut next);
                 for o in &next {
                     reach[q] |= 1 << net.port_index(o.port);
@@ -365,7 +391,7 @@ pub fn reach(rel: &Relation) -> Vec<u64> {
             }
         }
     }
-    reach
+    (reach, arrive)
 }
 
 /// Largest number of dimensions of the router's economical-storage table
@@ -1048,6 +1074,42 @@ mod tests {
         assert_eq!(e.reach[1], ports(&[0, 2, 3]));
         assert_eq!(e.reach[2], ports(&[0, 3]));
         assert_eq!(e.reach[3], ports(&[0]));
+    }
+
+    /// Plane slices (Chien §5.2): plane A_i takes the plane class of d_i
+    /// and the increasing and decreasing classes of d_{i+1}. On a 3-D mesh
+    /// with V = 3, d_0 has only its plane class, whose lanes are all three
+    /// VCs (`VcMap`: class c on VC c mod V), d_1 its two second-dimension
+    /// classes on VCs 0 and 1 and A_1's plane class on VC 2, and d_2 two
+    /// classes on three VCs. So A_0's slice receives three VCs on d_0 and
+    /// two on d_1, A_1's one on d_1 and three on d_2; the local port takes
+    /// every VC. The unified router's links carry every VC. Dimension order
+    /// uses every VC on every link (lanes on a mesh, dateline classes on a
+    /// torus). A programmable table buffers every input VC.
+    #[test]
+    fn inputs_are_buffered_on_the_vcs_the_upstream_relation_sends_on() {
+        let vcs_per_port =
+            |t: &CompiledTable| -> Vec<u32> { t.arrive.iter().map(|m| m.count_ones()).collect() };
+        let net = Network::new(Topology::Mesh, 3, 3).unwrap();
+        let full = Relation::new(Algorithm::PlanarAdaptive, net, 3).unwrap();
+        let slice = |i| compile(&Relation::plane(&full, i).unwrap(), Addressing::Relative).unwrap();
+        assert_eq!(vcs_per_port(&slice(0)), [3, 3, 3, 2, 2]);
+        let a1 = slice(1);
+        assert_eq!(vcs_per_port(&a1), [3, 1, 1, 3, 3]);
+        assert_eq!(a1.arrive[1], 1 << 2, "A_1's plane class of d_1 is VC 2");
+        let buffered = a1.buffered_inputs();
+        assert_eq!(buffered.iter().filter(|&&b| b).count(), 3 + 1 + 1 + 3 + 3);
+        assert!(buffered[3 + 2] && !buffered[3] && !buffered[3 + 1]);
+        let t = table(Algorithm::PlanarAdaptive, Topology::Mesh, 3, 3, 3);
+        assert_eq!(vcs_per_port(&t), [3; 7]);
+        for (topology, k, v) in [(Topology::Mesh, 4, 3), (Topology::Torus, 5, 2)] {
+            let t = table(Algorithm::DimensionOrder, topology, 2, k, v);
+            assert_eq!(vcs_per_port(&t), [v; 5], "{topology}");
+        }
+        let mut es = table(Algorithm::DimensionOrder, Topology::Mesh, 2, 4, 1);
+        es.es = Some(economical(&es).expect("a mesh has a 3^n table"));
+        es.arrive = vec![0; 5];
+        assert!(es.buffered_inputs().iter().all(|&b| b));
     }
 
     #[test]

@@ -64,6 +64,10 @@ pub(super) fn core_table(table: &CompiledTable) -> CompiledTable {
                 .fold(0u64, |m, k| m | 1 << k)
         })
         .collect();
+    // Core port o V + c carries link o's VC c as its one VC.
+    core.arrive = (0..p * v)
+        .map(|i| (table.arrive[i / v] >> (i % v)) & 1)
+        .collect();
     core
 }
 
