@@ -753,7 +753,10 @@ fn passes_and_a_flipped_bit_fails(name: &str, args: &[&str], want: &str) {
 /// Dimension slices (`--datapath sliced`, Chien §5.1 Figure 5): the same
 /// interface, so the same testbench, whose permitted ports and heads come
 /// from dimension order's n-D relation, passes on a torus, and fails the
-/// router with a flipped bit on port 1.
+/// router with a flipped bit on port 1. With on/off flow control both
+/// harnesses pass with the same line (each level high at least while the
+/// model's buffer has 2 free slots), and fail a router whose buffers raise
+/// their level with one free slot (a flit overflows and is lost).
 #[test]
 fn generated_checks_pass_sliced() {
     passes_and_a_flipped_bit_fails(
@@ -761,6 +764,40 @@ fn generated_checks_pass_sliced() {
         &["--datapath", "sliced", "--topology", "torus", "--vcs", "2"],
         "_sliced",
     );
+    if !tools_present() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sliced-onoff");
+    generate(
+        &dir,
+        &[
+            "--datapath",
+            "sliced",
+            "--topology",
+            "torus",
+            "--vcs",
+            "2",
+            "--flow-control",
+            "on-off",
+            "--depth",
+            "3",
+            "--flit-width",
+            "32",
+        ],
+    );
+    let icarus = both_harnesses_pass(&dir);
+    assert!(icarus.contains("within the on/off levels"), "{icarus}");
+    let broken = tmp.path().join("slack1");
+    mutant_copy(
+        &dir,
+        &broken,
+        "if (count$q == full$1) begin",
+        "if (1'b0) begin",
+    );
+    for target in ["sim", "sim-verilator"] {
+        assert_fails(&make(&broken, &[target], &[]), target);
+    }
 }
 
 /// Plane slices (`--datapath sliced --algo planar`, Chien §5.2 Figure 6):

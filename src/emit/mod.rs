@@ -156,6 +156,13 @@ pub fn files(spec: &RouterSpec, rtl: &str) -> Result<Vec<(PathBuf, String)>> {
     ctx.insert("depth", &spec.buffer_depth);
     let onoff = spec.flow_control == crate::spec::FlowControl::OnOff;
     ctx.insert("onoff", &onoff);
+    // Slices: a flit leaves its input buffer for the next slice before it
+    // leaves the router, so a level may be high with more flits inside
+    // (docs/interface.md, "Flow control").
+    ctx.insert(
+        "level_exact",
+        &(spec.datapath != crate::spec::RouterDatapath::Sliced),
+    );
     ctx.insert("slack", &crate::spec::ON_OFF_ROUND_TRIP);
     ctx.insert(
         "flow_words",

@@ -12,9 +12,11 @@
 //! n-1's is ejection), each a channel with V virtual channels, an input
 //! buffer per VC (slice d+1's flow-control units, Chien's FCUs on the
 //! inter-slice channels of Figure 10) and credits back, exactly the link
-//! protocol of docs/interface.md. (On/off flow control is refused: a port's
-//! level would follow its slice buffer, which a flit leaves for the next
-//! slice before it leaves the router; see `spec::sliced_allowed`.)
+//! protocol of docs/interface.md, with credits or on/off levels as the
+//! router's. With on/off a port's level follows its slice's input buffer,
+//! which a flit leaves for the next slice before it leaves the router: the
+//! level may rise while the router still holds the flits
+//! (docs/interface.md, "Flow control").
 //!
 //! A slice reads the address field at bits `[0, F)` and `node_id`'s low
 //! coordinate; the wiring hands slice d the head flit with fields 0 and d
@@ -651,6 +653,37 @@ mod tests {
         eprintln!("sliced scoreboards: {:?}", t0.elapsed());
     }
 
+    /// Dimension order on `topology`, sliced, with on/off flow control,
+    /// D-flit buffers and 32-bit flits (the scoreboard's on/off model keeps
+    /// packet ids in the head flit).
+    fn sliced_on_off(topology: Topology, dims: u32, vcs: u32, depth: u32) -> RouterSpec {
+        RouterSpec {
+            flow_control: crate::spec::FlowControl::OnOff,
+            buffer_depth: depth,
+            flit_width: 32,
+            ..sliced(topology, dims, 4, vcs)
+        }
+    }
+
+    /// The scoreboard with on/off flow control (docs/interface.md): the
+    /// router sends only after a high level, never into a full model
+    /// buffer, and each input level is high at least while the model of
+    /// its buffer has 2 free slots (a flit may already be in the next
+    /// slice); every flit delivered once, in order, unchanged.
+    #[test]
+    fn scoreboard_sliced_on_off() {
+        let t0 = std::time::Instant::now();
+        for depth in [2, 3] {
+            let mesh = sliced_on_off(Topology::Mesh, 2, 1, depth);
+            run(&mesh, node_at(&mesh, &[1, 2]), 12, 61 + depth as u64);
+        }
+        let torus = sliced_on_off(Topology::Torus, 2, 2, 3);
+        run(&torus, node_at(&torus, &[3, 0]), 8, 64);
+        let mesh3 = sliced_on_off(Topology::Mesh, 3, 1, 2);
+        run(&mesh3, node_at(&mesh3, &[1, 1, 1]), 6, 65);
+        eprintln!("sliced on/off scoreboards: {:?}", t0.elapsed());
+    }
+
     /// Latency of a head flit, unified against sliced, on a 4x4 mesh
     /// (fields of 3 bits: dx at bits 0-2, dy at 3-5). The unified router
     /// takes two cycles whatever the turn (`router::tests`); a slice is
@@ -688,6 +721,7 @@ mod tests {
             (sliced(Topology::Mesh, 2, 4, 1), true),
             (sliced(Topology::Torus, 2, 4, 2), false),
             (sliced(Topology::Hypercube, 3, 2, 1), false),
+            (sliced_on_off(Topology::Torus, 2, 2, 2), false),
         ]);
     }
 
@@ -695,14 +729,19 @@ mod tests {
     /// slice reads its coordinate of node_id) against Verilator, through
     /// its core module (the clean top module is the unified router's
     /// template, exercised by the output directory's testbench); the
-    /// faulty copy drops the flits slice 0 hands to slice 1.
+    /// faulty copy drops the flits slice 0 hands to slice 1. A sliced
+    /// torus with on/off flow control through the top module beside it.
     #[test]
     fn sliced_verilog_matches_the_model() {
         let mesh = RouterSpec {
             addressing: crate::spec::Addressing::Absolute,
             ..sliced(Topology::Mesh, 2, 4, 1)
         };
-        cosimulate_with(&[mesh], DROPPED_HANDOVER);
+        let on_off = RouterSpec {
+            flit_width: 16,
+            ..sliced_on_off(Topology::Torus, 2, 2, 2)
+        };
+        cosimulate_with(&[mesh, on_off], DROPPED_HANDOVER);
     }
 
     /// The faulty copy of the co-simulations.
@@ -770,9 +809,14 @@ mod tests {
         assert!(e.contains("allowed"), "{e}");
         let e = ask(SpecInput {
             flow_control: Some(FlowControl::OnOff),
+            algorithm: Some(Algorithm::PlanarAdaptive),
+            dims: Some(3),
             ..SpecInput::default()
         });
-        assert!(e.contains("on-off") && e.contains("allowed"), "{e}");
+        assert!(
+            e.contains("on-off") && e.contains("VC controllers") && e.contains("allowed"),
+            "{e}"
+        );
         let e = ask(SpecInput {
             lookahead: Some(true),
             flit_width: Some(32),

@@ -516,15 +516,11 @@ fn sliced_allowed(
              own dimension's field in logic; allowed with --datapath sliced: --table none"
         )));
     }
-    if flow_control != FlowControl::Credit {
-        // A flit leaves a port's input buffer for the next slice before it
-        // leaves the router: the levels are the slices' own, which the
-        // interface's level rule (docs/interface.md) does not describe.
+    if flow_control != FlowControl::Credit && algorithm != Algorithm::DimensionOrder {
+        // The plane slices' VC controllers (Chien Figure 1) count the
+        // downstream buffers' credits.
         return Err(Error::invalid(format!(
-            "--datapath sliced with --flow-control {flow_control} is not built: a flit \
-             leaves a port's input buffer for the next slice before it leaves the router, \
-             so its level does not follow the router's occupancy as docs/interface.md \
-             states it; allowed with --datapath sliced: --flow-control credit"
+            "--datapath sliced --algo {algorithm} with --flow-control {flow_control} is not              built: the VC controllers of the links two planes share count credits;              allowed: --flow-control credit with plane slices, or --flow-control              {flow_control} with --algo dor (dimension slices) or --datapath unified"
         )));
     }
     Ok(())
