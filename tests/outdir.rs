@@ -291,6 +291,24 @@ fn mutant_copy(dir: &Path, to: &Path, from: &str, replacement: &str) {
     fs::write(rtl, broken).unwrap();
 }
 
+/// A broken copy whose buffers raise their on/off level with one free slot
+/// (the comparison with D - 1 removed): an upstream that obeys it
+/// overflows the buffer.
+const SLACK_ONE: (&str, &str) = ("if (count$q == full$1) begin", "if (1'b0) begin");
+
+/// The router of `args` with on/off flow control and 3-flit buffers,
+/// generated under `tmp`: both harnesses pass with the same line, which
+/// says the levels were checked. Returns its directory.
+fn on_off_router_passes(tmp: &Path, args: &[&str]) -> PathBuf {
+    let dir = tmp.join("onoff");
+    let mut all = args.to_vec();
+    all.extend(["--flow-control", "on-off", "--depth", "3"]);
+    generate(&dir, &all);
+    let icarus = both_harnesses_pass(&dir);
+    assert!(icarus.contains("within the on/off levels"), "{icarus}");
+    dir
+}
+
 /// On/off flow control (docs/interface.md): both harnesses drive and check
 /// the levels and agree cycle for cycle; both fail a router whose buffers
 /// raise their level with one free slot (the comparison with D - 1
@@ -303,28 +321,13 @@ fn generated_checks_pass_and_catch_mutants_on_off() {
     }
     let t0 = Instant::now();
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("onoff");
-    generate(
-        &dir,
-        &[
-            "--algo",
-            "west-first",
-            "--vcs",
-            "2",
-            "--flow-control",
-            "on-off",
-            "--depth",
-            "3",
-        ],
-    );
-    let icarus = both_harnesses_pass(&dir);
-    assert!(icarus.contains("within the on/off levels"), "{icarus}");
+    let dir = on_off_router_passes(tmp.path(), &["--algo", "west-first", "--vcs", "2"]);
     eprintln!("on-off: lint, sim, sim-verilator {:?}", t0.elapsed());
     for (tag, from, to, says, targets) in [
         (
             "slack1",
-            "if (count$q == full$1) begin",
-            "if (1'b0) begin",
+            SLACK_ONE.0,
+            SLACK_ONE.1,
             "slots taken",
             &["sim", "sim-verilator"][..],
         ),
@@ -768,9 +771,8 @@ fn generated_checks_pass_sliced() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("sliced-onoff");
-    generate(
-        &dir,
+    let dir = on_off_router_passes(
+        tmp.path(),
         &[
             "--datapath",
             "sliced",
@@ -778,23 +780,12 @@ fn generated_checks_pass_sliced() {
             "torus",
             "--vcs",
             "2",
-            "--flow-control",
-            "on-off",
-            "--depth",
-            "3",
             "--flit-width",
             "32",
         ],
     );
-    let icarus = both_harnesses_pass(&dir);
-    assert!(icarus.contains("within the on/off levels"), "{icarus}");
     let broken = tmp.path().join("slack1");
-    mutant_copy(
-        &dir,
-        &broken,
-        "if (count$q == full$1) begin",
-        "if (1'b0) begin",
-    );
+    mutant_copy(&dir, &broken, SLACK_ONE.0, SLACK_ONE.1);
     for target in ["sim", "sim-verilator"] {
         assert_fails(&make(&broken, &[target], &[]), target);
     }
