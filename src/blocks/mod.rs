@@ -306,6 +306,19 @@ impl BlockKind {
                 params.flit_width / address_decoder::FIELD_BITS
             )));
         }
+        if self == BlockKind::VcController
+            && params.on_off
+            && params.depth < crate::spec::ON_OFF_ROUND_TRIP as usize
+        {
+            return Err(Error::InvalidSpec(format!(
+                "--flow-control on-off needs --depth {} or more for the vc controller block \
+                 (got --depth {}): its levels are high while {} slots are free, for senders \
+                 that obey a level a cycle late",
+                crate::spec::ON_OFF_ROUND_TRIP,
+                params.depth,
+                crate::spec::ON_OFF_ROUND_TRIP
+            )));
+        }
         if self == BlockKind::LookaheadMux && params.ports > params.flit_width {
             return Err(Error::InvalidSpec(format!(
                 "--ports {} does not fit a {}-bit head flit: the look-ahead field holds \
@@ -331,7 +344,7 @@ impl BlockKind {
             s.push(p.letter());
             s.push_str(&p.get(params).to_string());
         }
-        if self == BlockKind::FlowControlUnit && params.on_off {
+        if matches!(self, BlockKind::FlowControlUnit | BlockKind::VcController) && params.on_off {
             s.push_str("_onoff");
         }
         if self == BlockKind::FlowControlUnit && params.buffers == BufferStorage::Bram {
@@ -467,19 +480,23 @@ macro_rules! with_block {
                 $body
             }
             (BlockKind::VcController, 8) => {
-                let $b = VcController::<8>::new(params.vcs, params.depth);
+                let $b =
+                    VcController::<8>::with_flow_control(params.vcs, params.depth, params.on_off);
                 $body
             }
             (BlockKind::VcController, 16) => {
-                let $b = VcController::<16>::new(params.vcs, params.depth);
+                let $b =
+                    VcController::<16>::with_flow_control(params.vcs, params.depth, params.on_off);
                 $body
             }
             (BlockKind::VcController, 32) => {
-                let $b = VcController::<32>::new(params.vcs, params.depth);
+                let $b =
+                    VcController::<32>::with_flow_control(params.vcs, params.depth, params.on_off);
                 $body
             }
             (BlockKind::VcController, _) => {
-                let $b = VcController::<64>::new(params.vcs, params.depth);
+                let $b =
+                    VcController::<64>::with_flow_control(params.vcs, params.depth, params.on_off);
                 $body
             }
             (BlockKind::AddressDecoder, 8) => {

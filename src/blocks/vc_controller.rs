@@ -22,12 +22,20 @@
 //! VC after the last one served, so a VC that has a flit and a credit waits
 //! at most V - 1 cycles. Synchronous reset `rst` empties every VC and
 //! restores D credits each.
+//!
+//! On/off flow control ([`VcController::on_off`], docs/interface.md):
+//! `credit_out$v` is VC v's level, high while at least 2 of its D slots are
+//! free (its sender obeys the level a cycle late); `credit_in$v` is the
+//! downstream level, which the controller registers and obeys in the cycle
+//! after, so VC v may send in cycle t + 1 when the level was high in t. A
+//! level is low after reset. Credit-mode Verilog carries no trace of it.
 
 use rust_hdl::prelude::*;
 
 use super::cosim::{each, InputSignal};
 use super::flow_control::FlowControlUnit;
 use super::{signals, HwBlock};
+use crate::spec::ON_OFF_ROUND_TRIP;
 
 /// Bits of a VC number (V up to 16, the router's limit).
 pub const VC_BITS: usize = 4;
@@ -50,6 +58,9 @@ pub struct VcController<const W: usize> {
     pub phys_tail: Signal<Out, Bit>,
     pub phys_vc: Signal<Out, VcId>,
     vc: Vec<FlowControlUnit<W>>,
+    /// On/off: per VC the downstream level of the cycle before (none with
+    /// credits).
+    level: Vec<DFF<Bit>>,
     last: DFF<VcId>,
     after: Vec<Signal<Local, Bit>>,
     seen: Signal<Local, Bit>,
@@ -61,12 +72,25 @@ pub struct VcController<const W: usize> {
     vc_last: Constant<VcId>,
     _v: usize,
     _v1: usize,
+    /// V with on/off flow control, else 0.
+    _lv: usize,
 }
 
 impl<const W: usize> VcController<W> {
     /// `vcs` virtual channels (1 to 16) with `depth`-flit buffers each.
     pub fn new(vcs: usize, depth: usize) -> Self {
+        Self::with_flow_control(vcs, depth, false)
+    }
+
+    /// The same with on/off flow control (module doc; `depth` >= 2).
+    pub fn on_off(vcs: usize, depth: usize) -> Self {
+        Self::with_flow_control(vcs, depth, true)
+    }
+
+    /// [`VcController::on_off`] when `on_off`, else [`VcController::new`].
+    pub fn with_flow_control(vcs: usize, depth: usize, on_off: bool) -> Self {
         let v = vcs.clamp(1, 1 << VC_BITS);
+        let lv = if on_off { v } else { 0 };
         let id = |k: usize| Constant::new(VcId::from(k as u64));
         VcController {
             clock: Signal::default(),
@@ -83,7 +107,16 @@ impl<const W: usize> VcController<W> {
             phys_head: Signal::default(),
             phys_tail: Signal::default(),
             phys_vc: Signal::default(),
-            vc: (0..v).map(|_| FlowControlUnit::new(depth, false)).collect(),
+            vc: (0..v)
+                .map(|_| {
+                    if on_off {
+                        FlowControlUnit::on_off(depth, ON_OFF_ROUND_TRIP as usize)
+                    } else {
+                        FlowControlUnit::new(depth, false)
+                    }
+                })
+                .collect(),
+            level: (0..lv).map(|_| DFF::default()).collect(),
             last: DFF::default(),
             after: signals(v),
             seen: Signal::default(),
@@ -95,6 +128,7 @@ impl<const W: usize> VcController<W> {
             vc_last: id(v - 1),
             _v: v,
             _v1: v + 1,
+            _lv: lv,
         }
     }
 }
@@ -121,6 +155,12 @@ impl<const W: usize> Logic for VcController<W> {
                 self.seen.next = true;
             }
             self.grant[v].next = false;
+        }
+        // On/off: each VC obeys the downstream level of the cycle before.
+        for v in 0..self._lv {
+            self.level[v].clock.next = self.clock.val();
+            self.level[v].d.next = self.credit_in[v].val() & !self.rst.val();
+            self.vc[v].credit_in.next = self.level[v].q.val();
         }
         self.phys_data.next = self.zero.val();
         self.phys_valid.next = false;
@@ -200,16 +240,21 @@ mod tests {
         buf: Vec<VecDeque<(u64, bool, bool)>>,
         credits: Vec<usize>,
         last: usize,
+        /// On/off: the downstream levels seen last cycle.
+        on_off: bool,
+        levels: Vec<bool>,
     }
 
     impl Reference {
-        fn new(v: usize, d: usize) -> Self {
+        fn new(v: usize, d: usize, on_off: bool) -> Self {
             Reference {
                 v,
                 d,
                 buf: vec![VecDeque::new(); v],
                 credits: vec![0; v],
                 last: 0,
+                on_off,
+                levels: vec![false; v],
             }
         }
 
@@ -223,10 +268,21 @@ mod tests {
             let head = &r[1 + 2 * v..1 + 3 * v];
             let tail = &r[1 + 3 * v..1 + 4 * v];
             let credit_in = &r[1 + 4 * v..1 + 5 * v];
-            let ready = |k: usize| !self.buf[k].is_empty() && self.credits[k] > 0;
+            let ready = |k: usize| {
+                !self.buf[k].is_empty()
+                    && if self.on_off {
+                        self.levels[k]
+                    } else {
+                        self.credits[k] > 0
+                    }
+            };
             let winner = (1..=v).map(|s| (self.last + s) % v).find(|&k| ready(k));
             let mut phys = vec![0, 0, 0, 0, 0];
-            let mut credit_out = vec![0; v];
+            // On/off: each level from the occupancy at the start of the
+            // cycle, high while 2 slots are free.
+            let mut credit_out: Vec<u64> = (0..v)
+                .map(|k| u64::from(self.on_off && self.buf[k].len() + 2 <= self.d))
+                .collect();
             let mut overflow = vec![0; v];
             // A buffer full at the start of the cycle refuses a flit even
             // if one leaves in it (flow_control.rs).
@@ -234,7 +290,9 @@ mod tests {
             if let Some(k) = winner {
                 let (d, h, t) = self.buf[k].pop_front().unwrap();
                 phys = vec![d, 1, u64::from(h), u64::from(t), k as u64];
-                credit_out[k] = 1;
+                if !self.on_off {
+                    credit_out[k] = 1;
+                }
                 self.last = k;
             }
             for k in 0..v {
@@ -248,9 +306,10 @@ mod tests {
                 }
                 let inc = credit_in[k] == 1 && self.credits[k] < self.d;
                 self.credits[k] = self.credits[k] + usize::from(inc) - usize::from(popped);
+                self.levels[k] = credit_in[k] == 1;
             }
             if rst {
-                *self = Reference::new(v, self.d);
+                *self = Reference::new(v, self.d, self.on_off);
                 self.credits = vec![self.d; v];
                 self.last = v - 1;
             }
@@ -260,16 +319,36 @@ mod tests {
 
     #[test]
     fn matches_the_reference_on_random_stimulus() {
-        for (v, d) in [(1, 2), (2, 3), (4, 2)] {
-            let mut x = VcController::<16>::new(v, d);
+        for (v, d, on_off) in [
+            (1, 2, false),
+            (2, 3, false),
+            (4, 2, false),
+            (1, 2, true),
+            (3, 3, true),
+            (4, 4, true),
+        ] {
+            let mut x = VcController::<16>::with_flow_control(v, d, on_off);
             prepare(&mut x);
             let stim = random_stimulus(&x, "clock", 3000, 40 + v as u64);
             let got = run_model(&mut x, &stim);
-            let mut r = Reference::new(v, d);
+            let mut r = Reference::new(v, d, on_off);
+            let mut sent = 0;
             for (c, s) in stim.iter().enumerate() {
-                assert_eq!(got[c], r.step(s), "V={v} D={d} cycle {c}");
+                let want = r.step(s);
+                sent += want[2 * v + 1];
+                assert_eq!(got[c], want, "V={v} D={d} on_off={on_off} cycle {c}");
             }
+            assert!(sent > 300, "the channel carries flits ({sent})");
         }
+    }
+
+    /// Credit mode's Verilog names no on/off register.
+    #[test]
+    fn credit_mode_verilog_has_no_level_registers() {
+        let credit = crate::blocks::emit(VcController::<16>::new(3, 2));
+        let on_off = crate::blocks::emit(VcController::<16>::on_off(3, 2));
+        assert!(!credit.contains("level"), "credit mode");
+        assert!(on_off.contains("level$0"), "on/off mode");
     }
 
     #[test]
@@ -367,6 +446,29 @@ mod tests {
             &sets,
             3000,
             ("after$1 = seen", "after$1 = 1'b1"),
+        );
+    }
+
+    /// On/off (`routergen block vc-controller --flow-control on-off`): the
+    /// tools and co-simulation; the mutant's VC 0 sends whatever its
+    /// downstream level.
+    #[test]
+    fn on_off_verilog_passes_the_tools_and_cosimulates() {
+        let sets: Vec<BlockParams> = [(3, 2, 16), (1, 4, 8)]
+            .iter()
+            .map(|&(v, d, w)| BlockParams {
+                vcs: v,
+                depth: d,
+                flit_width: w,
+                on_off: true,
+                ..BlockParams::default()
+            })
+            .collect();
+        all_checks(
+            BlockKind::VcController,
+            &sets,
+            3000,
+            ("level$0$d = credit_in$0 & ~rst;", "level$0$d = 1'b1;"),
         );
     }
 }

@@ -75,7 +75,7 @@ use super::{unsupported, Router};
 use crate::algo::{Network, Relation};
 use crate::blocks::vc_controller::VcController;
 use crate::error::{Error, Result};
-use crate::spec::{Algorithm, RouterDatapath, RouterSpec, Topology};
+use crate::spec::{Algorithm, FlowControl, RouterDatapath, RouterSpec, Topology};
 
 /// The spec of a plane slice: the same router on a 2-D mesh of the same
 /// radix, unified (its one crossbar is the slice's).
@@ -197,7 +197,9 @@ pub(super) fn build<const W: usize>(
     let d = spec.buffer_depth as usize;
     Ok(Router {
         slices,
-        vcc: (0..vccs).map(|_| VcController::new(v, d)).collect(),
+        vcc: (0..vccs)
+            .map(|_| VcController::with_flow_control(v, d, spec.flow_control == FlowControl::OnOff))
+            .collect(),
         _planes: Some(Wiring { owner, vcc_at }),
         ..Router::shell(p, v, spec, table)
     })
@@ -561,12 +563,45 @@ mod tests {
         }
     }
 
-    /// Verilator -Wall and Icarus -Wall on a plane-sliced 3-D mesh (the
-    /// output directory's testbench lints and simulates one too, Yosys
-    /// synthesizes one under `routergen synth`, README).
+    /// Plane slices with on/off flow control, D-flit buffers and 32-bit
+    /// flits (the scoreboard's on/off model keeps packet ids in the head).
+    fn planes_on_off(spec: RouterSpec, depth: u32) -> RouterSpec {
+        RouterSpec {
+            flow_control: crate::spec::FlowControl::OnOff,
+            buffer_depth: depth,
+            flit_width: 32,
+            ..spec
+        }
+    }
+
+    /// The scoreboard with on/off flow control on plane slices: the shared
+    /// y links' VC controllers obey the downstream levels a cycle late and
+    /// give the slices levels of their own buffers; each input level is
+    /// high at least while the model of its buffer has 2 free slots (flits
+    /// move on to the next slice or a VC controller); every flit delivered
+    /// once, in order, unchanged, never into a full or low-level buffer.
+    #[test]
+    fn scoreboard_plane_slices_on_off() {
+        let t0 = std::time::Instant::now();
+        for depth in [2, 3] {
+            let mesh3 = planes_on_off(planes(3, 3, 3), depth);
+            run(&mesh3, node_at(&mesh3, &[1, 1, 1]), 6, 70 + depth as u64);
+        }
+        let t3 = planes_on_off(torus_planes(3, 4, 10), 3);
+        run(&t3, node_at(&t3, &[3, 0, 1]), 2, 73);
+        eprintln!("plane-slice on/off scoreboards: {:?}", t0.elapsed());
+    }
+
+    /// Verilator -Wall and Icarus -Wall on a plane-sliced 3-D mesh, with
+    /// credits and with on/off flow control (the output directory's
+    /// testbench lints and simulates one too, Yosys synthesizes one under
+    /// `routergen synth`, README).
     #[test]
     fn plane_slices_lint() {
-        lint_and_synth(&[(planes(3, 4, 3), false)]);
+        lint_and_synth(&[
+            (planes(3, 4, 3), false),
+            (planes_on_off(planes(3, 3, 3), 2), false),
+        ]);
     }
 
     /// Yosys on plane-sliced routers. Ignored: about 20 s for the 2-D
@@ -590,15 +625,20 @@ mod tests {
     }
 
     /// Co-simulation of plane-sliced 3-D meshes (two planes, the y links
-    /// shared through VC controllers, the field rotations), the second
-    /// through the clean top module; the faulty copy hands the +y link's
+    /// shared through VC controllers, the field rotations; the third with
+    /// on/off flow control), the others through the clean top module; the
+    /// faulty copy hands the +y link's
     /// VC controller nothing from plane A_1. Ignored: the Verilator builds
     /// take about two and a half minutes each (`cargo test --lib
     /// plane_slices_verilog_matches_the_model_shared -- --ignored`).
     #[test]
     #[ignore]
     fn plane_slices_verilog_matches_the_model_shared_links() {
-        cosimulate_with(&[planes(3, 2, 3), planes(3, 4, 4)], DROPPED_PLANE);
+        let on_off = RouterSpec {
+            flit_width: 16,
+            ..planes_on_off(planes(3, 2, 3), 2)
+        };
+        cosimulate_with(&[planes(3, 2, 3), planes(3, 4, 4), on_off], DROPPED_PLANE);
     }
 
     /// Co-simulation of a plane-sliced 3-D torus (10 VCs: the dateline

@@ -808,16 +808,6 @@ mod tests {
         );
         assert!(e.contains("allowed"), "{e}");
         let e = ask(SpecInput {
-            flow_control: Some(FlowControl::OnOff),
-            algorithm: Some(Algorithm::PlanarAdaptive),
-            dims: Some(3),
-            ..SpecInput::default()
-        });
-        assert!(
-            e.contains("on-off") && e.contains("VC controllers") && e.contains("allowed"),
-            "{e}"
-        );
-        let e = ask(SpecInput {
             lookahead: Some(true),
             flit_width: Some(32),
             ..SpecInput::default()

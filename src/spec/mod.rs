@@ -405,7 +405,7 @@ impl SpecInput {
         let datapath = self.datapath.unwrap_or(RouterDatapath::Unified);
         pick("datapath", self.datapath.is_some());
         if datapath == RouterDatapath::Sliced {
-            sliced_allowed(algorithm, lookahead, table, flow_control)?;
+            sliced_allowed(algorithm, lookahead, table)?;
         }
         if datapath == RouterDatapath::VcPorts {
             vc_ports_allowed(algorithm, lookahead, table)?;
@@ -486,12 +486,7 @@ fn vc_ports_allowed(algorithm: Algorithm, lookahead: bool, table: TableStorage) 
 /// to a lower plane; a slice's own address decoder reads its dimensions' fields only
 /// (no look-ahead field of the whole router's ports, no 3^n table of the
 /// whole router).
-fn sliced_allowed(
-    algorithm: Algorithm,
-    lookahead: bool,
-    table: TableStorage,
-    flow_control: FlowControl,
-) -> Result<()> {
+fn sliced_allowed(algorithm: Algorithm, lookahead: bool, table: TableStorage) -> Result<()> {
     if !matches!(
         algorithm,
         Algorithm::DimensionOrder | Algorithm::PlanarAdaptive
@@ -514,13 +509,6 @@ fn sliced_allowed(
         return Err(Error::invalid(format!(
             "--datapath sliced with --table {table} is not built: each slice decodes its \
              own dimension's field in logic; allowed with --datapath sliced: --table none"
-        )));
-    }
-    if flow_control != FlowControl::Credit && algorithm != Algorithm::DimensionOrder {
-        // The plane slices' VC controllers (Chien Figure 1) count the
-        // downstream buffers' credits.
-        return Err(Error::invalid(format!(
-            "--datapath sliced --algo {algorithm} with --flow-control {flow_control} is not              built: the VC controllers of the links two planes share count credits;              allowed: --flow-control credit with plane slices, or --flow-control              {flow_control} with --algo dor (dimension slices) or --datapath unified"
         )));
     }
     Ok(())
