@@ -788,7 +788,7 @@ mod tests {
     /// Other algorithms and options are refused by name.
     #[test]
     fn sliced_refuses_what_it_does_not_build() {
-        use crate::spec::{FlowControl, SpecInput};
+        use crate::spec::SpecInput;
         let ask = |more: SpecInput| {
             SpecInput {
                 datapath: Some(RouterDatapath::Sliced),
