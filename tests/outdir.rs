@@ -796,23 +796,23 @@ fn generated_checks_pass_sliced() {
 /// heads come from the n-D planar-adaptive relation, passes on a 3-D mesh
 /// (two planes sharing the y links) and a 3-D torus (10 VCs: dateline
 /// classes, and the y links' 10-VC controllers), and fails the router with
-/// a flipped bit on port 1.
+/// a flipped bit on port 1; with on/off flow control on the 3-D mesh, it
+/// passes and fails a router whose VC controllers ignore the downstream
+/// levels.
 #[test]
 fn generated_checks_pass_plane_slices() {
-    passes_and_a_flipped_bit_fails(
-        "planes",
-        &[
-            "--datapath",
-            "sliced",
-            "--algo",
-            "planar",
-            "--dims",
-            "3",
-            "--vcs",
-            "3",
-        ],
-        "planar_mesh3d_k4_v3_w16_sliced",
-    );
+    // Two planes sharing the y links, Chien's three VCs.
+    const PLANES: [&str; 8] = [
+        "--datapath",
+        "sliced",
+        "--algo",
+        "planar",
+        "--dims",
+        "3",
+        "--vcs",
+        "3",
+    ];
+    passes_and_a_flipped_bit_fails("planes", &PLANES, "planar_mesh3d_k4_v3_w16_sliced");
     passes_and_a_flipped_bit_fails(
         "planes-torus",
         &[
@@ -833,6 +833,38 @@ fn generated_checks_pass_plane_slices() {
         ],
         "planar_torus3d_k4_v10_w32_sliced",
     );
+    if !tools_present() {
+        return;
+    }
+    // On/off flow control: lint and the Icarus testbench pass (a level
+    // high at least while the model buffer has 2 free slots), and fail a
+    // router whose VC controllers send on VC 0 whatever its downstream
+    // level.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("planes-onoff");
+    let mut args = PLANES.to_vec();
+    args.extend([
+        "--flit-width",
+        "32",
+        "--flow-control",
+        "on-off",
+        "--depth",
+        "2",
+    ]);
+    generate(&dir, &args);
+    let out = make_ok(&dir, &["lint"]);
+    assert!(out.contains("lint: clean"), "{out}");
+    let pass = pass_line(&make_ok(&dir, &["sim"]));
+    assert!(pass.contains("within the on/off levels"), "{pass}");
+    let broken = tmp.path().join("deaf");
+    mutant_copy(
+        &dir,
+        &broken,
+        "level$0$d = credit_in$0 & ~rst;",
+        "level$0$d = 1'b1;",
+    );
+    let line = assert_fails(&make(&broken, &["sim"], &[]), "deaf");
+    assert!(line.contains("low level"), "{line}");
 }
 
 /// A crossbar port per VC (`--datapath vc-ports`, Chien §5.4 Figure 8):

@@ -72,8 +72,9 @@ pub struct VcController<const W: usize> {
     vc_last: Constant<VcId>,
     _v: usize,
     _v1: usize,
-    /// V with on/off flow control, else 0.
+    /// V with on/off flow control, else 0; `_cv` the other way round.
     _lv: usize,
+    _cv: usize,
 }
 
 impl<const W: usize> VcController<W> {
@@ -129,6 +130,7 @@ impl<const W: usize> VcController<W> {
             _v: v,
             _v1: v + 1,
             _lv: lv,
+            _cv: v - lv,
         }
     }
 }
@@ -146,7 +148,6 @@ impl<const W: usize> Logic for VcController<W> {
             self.vc[v].in_valid.next = self.in_valid[v].val();
             self.vc[v].in_head.next = self.in_head[v].val();
             self.vc[v].in_tail.next = self.in_tail[v].val();
-            self.vc[v].credit_in.next = self.credit_in[v].val();
             self.credit_out[v].next = self.vc[v].credit_out.val();
             self.overflow[v].next = self.vc[v].overflow.val();
             // VCs numbered above the last one served.
@@ -156,7 +157,13 @@ impl<const W: usize> Logic for VcController<W> {
             }
             self.grant[v].next = false;
         }
-        // On/off: each VC obeys the downstream level of the cycle before.
+        // Credits go straight to the VC's counter; on/off, each VC obeys the
+        // downstream level of the cycle before. One assignment each: a
+        // port assigned twice in one block glitches, and Icarus can loop on
+        // such glitches without advancing time.
+        for v in 0..self._cv {
+            self.vc[v].credit_in.next = self.credit_in[v].val();
+        }
         for v in 0..self._lv {
             self.level[v].clock.next = self.clock.val();
             self.level[v].d.next = self.credit_in[v].val() & !self.rst.val();

@@ -167,11 +167,11 @@ pub fn block_info(stem: &str) -> BlockInfo {
         ),
         "lamux" => ("look-ahead mux", None),
         "slices" => (
-            "dimension or plane slices (each a 1-D or 2-D router, Chien §5.1, §5.2)",
+            "slices: a 1-D or 2-D router each (Chien §5.1, §5.2), or the VC-port core",
             None,
         ),
         "vcc" => (
-            "VC controller: a link two plane slices share",
+            "VC controllers: per link two plane slices share, or per link of a VC-port router",
             Some(Module::VcController),
         ),
         "rla" => ("input VC: look-ahead field to send", None),
