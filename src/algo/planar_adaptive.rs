@@ -118,13 +118,9 @@ fn second_class(
 /// Class of a hop in `dim` as the first dimension of plane A_dim: after the
 /// second-dimension classes, its dateline class on a torus.
 fn first_class(rel: &Relation, node: NodeId, dest: NodeId, dim: usize, dir: Dir) -> usize {
-    let r = ring(rel);
-    let base = if dim >= 1 {
-        2 * r * phases(r, rel.knobs)
-    } else {
-        0
-    };
-    if r == 2 {
+    // The second-dimension classes of the plane before come first.
+    let base = if dim >= 1 { plane_classes(rel)[1] } else { 0 };
+    if ring(rel) == 2 {
         base + rel.net.dateline_class(node, dest, dim, dir)
     } else {
         base
@@ -188,12 +184,7 @@ pub(crate) fn plane_classes(rel: &Relation) -> [usize; 2] {
 pub(crate) fn plane_vc_map(full: &Relation, i: usize) -> VcMap {
     let map = &full.vc_map.map;
     let [first, second] = plane_classes(full);
-    let r = ring(full);
-    let base = if i >= 1 {
-        2 * r * phases(r, full.knobs)
-    } else {
-        0
-    };
+    let base = if i >= 1 { second } else { 0 };
     VcMap {
         map: vec![
             (base..base + first).map(|c| map[i][c].clone()).collect(),
@@ -223,11 +214,7 @@ pub(crate) fn route_plane(
     // The classes of the n-D relation, read on the plane's coordinates (a
     // torus's dateline classes depend on one coordinate each).
     if let Some(dir) = first_dir {
-        let c = if ring(rel) == 2 {
-            net.dateline_class(node, dest, 0, dir)
-        } else {
-            0
-        };
+        let c = first_class(rel, node, dest, 0, dir);
         rel.push_class(out, Port::link(0, dir), c, false);
     }
     if let Some(dir) = net.dor_dir(node, dest, 1) {

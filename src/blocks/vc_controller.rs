@@ -436,17 +436,22 @@ mod tests {
         assert_eq!(out[3][2 * v + 1], 0, "nothing left after the reset");
     }
 
-    #[test]
-    fn verilog_passes_the_tools_and_cosimulates() {
-        let sets: Vec<BlockParams> = [(2, 2, 16), (1, 3, 8), (4, 2, 32)]
-            .iter()
-            .map(|&(v, d, w)| BlockParams {
-                vcs: v,
-                depth: d,
-                flit_width: w,
+    /// Block parameters of each (V, D, W).
+    fn block_params(sets: &[(usize, usize, usize)], on_off: bool) -> Vec<BlockParams> {
+        sets.iter()
+            .map(|&(vcs, depth, flit_width)| BlockParams {
+                vcs,
+                depth,
+                flit_width,
+                on_off,
                 ..BlockParams::default()
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn verilog_passes_the_tools_and_cosimulates() {
+        let sets = block_params(&[(2, 2, 16), (1, 3, 8), (4, 2, 32)], false);
         // The mutant ignores the round-robin pointer: VC 0 always first.
         all_checks(
             BlockKind::VcController,
@@ -461,16 +466,7 @@ mod tests {
     /// downstream level.
     #[test]
     fn on_off_verilog_passes_the_tools_and_cosimulates() {
-        let sets: Vec<BlockParams> = [(3, 2, 16), (1, 4, 8)]
-            .iter()
-            .map(|&(v, d, w)| BlockParams {
-                vcs: v,
-                depth: d,
-                flit_width: w,
-                on_off: true,
-                ..BlockParams::default()
-            })
-            .collect();
+        let sets = block_params(&[(3, 2, 16), (1, 4, 8)], true);
         all_checks(
             BlockKind::VcController,
             &sets,

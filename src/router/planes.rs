@@ -420,8 +420,8 @@ impl<const W: usize> Router<W> {
 mod tests {
     use super::*;
     use crate::router::tests::{
-        cosimulate_with, engines_agree, head_latency, lint_and_synth, node_at, run, sim_run,
-        spec_on,
+        cosimulate_with, engines_agree, head_latency, lint_and_synth, node_at, on_off, run,
+        sim_run, spec_on,
     };
 
     /// Planar-adaptive on a k-ary n-dimensional mesh with V VCs, sliced.
@@ -567,10 +567,8 @@ mod tests {
     /// flits (the scoreboard's on/off model keeps packet ids in the head).
     fn planes_on_off(spec: RouterSpec, depth: u32) -> RouterSpec {
         RouterSpec {
-            flow_control: crate::spec::FlowControl::OnOff,
-            buffer_depth: depth,
             flit_width: 32,
-            ..spec
+            ..on_off(spec, depth)
         }
     }
 

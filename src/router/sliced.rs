@@ -597,8 +597,8 @@ impl<const W: usize> Router<W> {
 mod tests {
     use super::*;
     use crate::router::tests::{
-        cosimulate_with, engines_agree, head_latency, lint_and_synth, node_at, run, sim_run,
-        spec_on,
+        cosimulate_with, engines_agree, head_latency, lint_and_synth, node_at, on_off, run,
+        sim_run, spec_on,
     };
     use crate::spec::Algorithm;
 
@@ -658,10 +658,8 @@ mod tests {
     /// packet ids in the head flit).
     fn sliced_on_off(topology: Topology, dims: u32, vcs: u32, depth: u32) -> RouterSpec {
         RouterSpec {
-            flow_control: crate::spec::FlowControl::OnOff,
-            buffer_depth: depth,
             flit_width: 32,
-            ..sliced(topology, dims, 4, vcs)
+            ..on_off(sliced(topology, dims, 4, vcs), depth)
         }
     }
 

@@ -88,7 +88,7 @@ fn lookahead(s: RouterSpec, w: u32) -> RouterSpec {
 }
 
 /// `s` with on/off flow control and `depth`-flit buffers.
-fn on_off(s: RouterSpec, depth: u32) -> RouterSpec {
+pub(super) fn on_off(s: RouterSpec, depth: u32) -> RouterSpec {
     RouterSpec {
         flow_control: FlowControl::OnOff,
         buffer_depth: depth,

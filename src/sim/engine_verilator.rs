@@ -30,27 +30,26 @@ use crate::spec::RouterSpec;
 /// and applies the edge; a clock input needs two (low, then high), and
 /// Verilator evaluates the logic in the inputs' cone on each of them.
 pub fn clock_wrapper(top: &str, top_verilog: &str) -> Result<String> {
-    let head = format!("module {top} (");
-    let missing = || Error::Simulation(format!("no port list of module {top} to wrap"));
-    let start = top_verilog.find(&head).ok_or_else(missing)? + head.len();
-    let len = top_verilog[start..].find(");").ok_or_else(missing)?;
+    let ports = crate::emit::module_ports(top_verilog, top)
+        .ok_or_else(|| Error::Simulation(format!("no port list of module {top} to wrap")))?;
+    if !ports.iter().any(|(name, input, _)| name == "clk" && *input) {
+        return Err(Error::Simulation(format!("module {top} has no clk input")));
+    }
     let mut decls = Vec::new();
     let mut conns = Vec::new();
-    for line in top_verilog[start..start + len].lines() {
-        let decl = line.trim().trim_end_matches(',');
-        let Some(name) = decl.split_whitespace().last() else {
-            continue;
+    for (name, input, width) in &ports {
+        let dir = if *input { "input" } else { "output" };
+        let range = if *width > 1 {
+            format!("[{}:0] ", width - 1)
+        } else {
+            String::new()
         };
         if name == "clk" {
             decls.push("    input wire tick".to_string());
-            conns.push(".clk(clk)".to_string());
         } else {
-            decls.push(format!("    {decl}"));
-            conns.push(format!(".{name}({name})"));
+            decls.push(format!("    {dir} wire {range}{name}"));
         }
-    }
-    if !conns.iter().any(|c| c == ".clk(clk)") {
-        return Err(Error::Simulation(format!("module {top} has no clk input")));
+        conns.push(format!(".{name}({name})"));
     }
     Ok(format!(
         "// Simulation only: {top} clocked once per flip of tick.\n\
