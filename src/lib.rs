@@ -11,6 +11,8 @@ pub mod emit;
 pub mod error;
 pub mod flows;
 pub mod fpga;
+pub mod interface;
+pub mod limits;
 pub mod model;
 pub mod output;
 pub mod router;

@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::algo::{check, tables, Network, Relation};
 use crate::emit;
 use crate::error::{Error, Result};
+use crate::limits;
 use crate::model::{self, CostReport, ModelInput, Technology};
 use crate::router::{self, tables::TableKind};
 use crate::spec::RouterSpec;
@@ -30,7 +31,7 @@ struct JsonReport<'a> {
     nodes: u64,
     model: &'a CostReport,
     deadlock: JsonCheck,
-    tables: &'a Option<tables::Sizes>,
+    tables: Option<&'a tables::Sizes>,
     /// The router's Verilog, relative to the output directory; `None` with
     /// the reason in `rtl_missing` where routergen cannot build it yet.
     rtl: Option<String>,
@@ -74,7 +75,8 @@ struct JsonEntry {
 /// The deadlock checker's verdict on the spec's own network.
 #[derive(Serialize)]
 struct JsonCheck {
-    proved: bool,
+    /// `None` where the report did not run the proof.
+    proved: Option<bool>,
     verdict: &'static str,
     /// One dependency cycle, when the proof fails on one.
     cycle: Option<String>,
@@ -85,10 +87,19 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
     let cost = model::evaluate(&ModelInput::from_spec(spec), tech);
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
     let relation = Relation::new(spec.algorithm, net, spec.vcs)?;
-    let proof = check::check(&relation, true);
+    // The whole-network proof grows with N^2: reports run it up to a
+    // limit (docs/limits.md), `routergen check` the whole way.
+    let proof =
+        (spec.nodes() <= limits::MAX_REPORT_PROOF_NODES).then(|| check::check(&relation, true));
     let rtl_path = format!("rtl/{}.v", spec.name());
+    // The relation is compiled (and the compilation proved) once.
     let (rtl, rtl_missing, es) = match router::compile(spec) {
-        Ok(t) => (Some(router::verilog(spec)?), None, t.es),
+        Ok(t) => {
+            let es = t.es.clone();
+            let top = router::top_verilog_of(spec, &t)?;
+            let core = router::core_verilog_of(spec, t)?;
+            (Some(format!("{top}\n{core}")), None, es)
+        }
         Err(why) => (None, Some(why.to_string()), None),
     };
     let json = JsonReport {
@@ -97,12 +108,20 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
         header_bits: spec.header_bits(),
         nodes: spec.nodes(),
         model: &cost,
-        deadlock: JsonCheck {
-            proved: proof.proved(),
-            verdict: proof.verdict_text(),
-            cycle: proof.cycle().map(|c| check::cycle_text(&net, c)),
+        deadlock: match &proof {
+            Some(proof) => JsonCheck {
+                proved: Some(proof.proved()),
+                verdict: proof.verdict_text(),
+                cycle: proof.cycle().map(|c| check::cycle_text(&net, c)),
+            },
+            None => JsonCheck {
+                proved: None,
+                verdict:
+                    "not run in the report (network above the report's proof limit, docs/limits.md)",
+                cycle: None,
+            },
         },
-        tables: &proof.tables,
+        tables: proof.as_ref().and_then(|p| p.tables.as_ref()),
         rtl: rtl.as_ref().map(|_| rtl_path.clone()),
         rtl_missing: rtl_missing.clone(),
         routing_table: es.as_ref().map(|t| JsonTable {
@@ -141,7 +160,17 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
         spec.dims,
         spec.radix,
         spec.vcs,
-        proof.to_text()
+        match &proof {
+            Some(proof) => proof.to_text(),
+            None => format!(
+                "not run in this report: the network has {} nodes, more than the {} a \
+                 report proves (docs/limits.md); run the command above, which proves \
+                 networks of up to {} nodes\n",
+                spec.nodes(),
+                limits::MAX_REPORT_PROOF_NODES,
+                limits::MAX_NODES
+            ),
+        }
     ));
     md.push_str(&match &rtl_missing {
         None => format!(

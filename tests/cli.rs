@@ -59,7 +59,7 @@ fn the_design_card_command_works_as_written() {
     );
     // The router itself: one top module named after the configuration,
     // lint-clean in Verilator.
-    let name = "router_planar_mesh2d_k4_v3_w16";
+    let name = "router_planar_mesh2d_k4_v3_w16_d4";
     let rtl = read(&out_dir, &format!("rtl/{name}.v"));
     assert!(
         rtl.contains(&format!("module {name} (")),
@@ -214,8 +214,8 @@ fn unknown_names_are_rejected_with_the_allowed_list() {
 
 #[test]
 fn bad_sizes_are_rejected_with_the_range() {
-    rejects(&["--dims", "0"], &["--dims 0", "1 to 8"]);
-    rejects(&["--dims", "-3"], &["--dims -3", "1 to 8"]);
+    rejects(&["--dims", "0"], &["--dims 0", "1 to 7"]);
+    rejects(&["--dims", "-3"], &["--dims -3", "1 to 7"]);
     rejects(&["--radix", "1"], &["--radix 1", "2 to 256"]);
     rejects(&["--radix", "100000"], &["--radix 100000"]);
     rejects(
@@ -224,7 +224,7 @@ fn bad_sizes_are_rejected_with_the_range() {
     );
     rejects(&["--vcs", "0"], &["--vcs 0", "1 to 16"]);
     rejects(&["--vcs", "17"], &["--vcs 17"]);
-    rejects(&["--depth", "0"], &["--depth 0", "1 to 256"]);
+    rejects(&["--depth", "0"], &["--depth 0", "1 to 16"]);
     // On/off: the receiver's level needs two free slots (docs/interface.md).
     rejects(
         &["--flow-control", "on-off", "--depth", "1"],
@@ -232,9 +232,10 @@ fn bad_sizes_are_rejected_with_the_range() {
     );
     rejects(
         &["--flit-width", "12"],
-        &["--flit-width 12", "8, 16, 32 or 64"],
+        &["--flit-width 12", "16, 32 or 64"],
     );
-    rejects(&["--dims", "8", "--radix", "5"], &["390625 nodes", "65536"]);
+    rejects(&["--dims", "3", "--radix", "17"], &["4913 nodes", "4096"]);
+    rejects(&["--dims", "8", "--radix", "2"], &["--dims 8", "1 to 7"]);
     rejects(
         &["--topology", "hypercube", "--radix", "4"],
         &["--radix 4", "radix 2"],
@@ -282,8 +283,8 @@ fn inconsistent_specs_are_rejected_with_the_reason() {
         &["hypercube", "--topology mesh --radix 2"],
     );
     rejects(
-        &["--flit-width", "8", "--radix", "256"],
-        &["--flit-width 8", "too narrow", "18 bits"],
+        &["--flit-width", "16", "--radix", "64", "--lookahead"],
+        &["--flit-width 16", "too narrow", "19 bits"],
     );
     rejects(
         &["--table", "economical", "--addressing", "relative"],

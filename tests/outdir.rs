@@ -189,7 +189,10 @@ fn output_directory_is_byte_identical_across_runs_and_complete() {
     generate(&a, &args);
     let first = tree(&a);
     let files: Vec<PathBuf> = first.iter().map(|f| f.0.clone()).collect();
-    assert_eq!(files, expected_files("router_west_first_mesh2d_k4_v1_w16"));
+    assert_eq!(
+        files,
+        expected_files("router_west_first_mesh2d_k4_v1_w16_d2")
+    );
     generate(&a, &args);
     generate(
         &b,
@@ -629,7 +632,7 @@ fn generated_fpga_synthesis_scripts_run() {
     let built: Vec<PathBuf> = tree(&dir.join("build")).into_iter().map(|f| f.0).collect();
     assert!(built
         .iter()
-        .any(|p| p.ends_with("router_dor_mesh2d_k3_v1_w16_ice40.json")));
+        .any(|p| p.ends_with("router_dor_mesh2d_k3_v1_w16_d1_ice40.json")));
     make_ok(&dir, &["clean"]);
     assert!(!dir.join("build").exists());
 }
@@ -812,7 +815,7 @@ fn generated_checks_pass_plane_slices() {
         "--vcs",
         "3",
     ];
-    passes_and_a_flipped_bit_fails("planes", &PLANES, "planar_mesh3d_k4_v3_w16_sliced");
+    passes_and_a_flipped_bit_fails("planes", &PLANES, "planar_mesh3d_k4_v3_w16_d4_sliced");
     passes_and_a_flipped_bit_fails(
         "planes-torus",
         &[
@@ -831,7 +834,7 @@ fn generated_checks_pass_plane_slices() {
             "--depth",
             "2",
         ],
-        "planar_torus3d_k4_v10_w32_sliced",
+        "planar_torus3d_k4_v10_w32_d2_sliced",
     );
     if !tools_present() {
         return;
@@ -883,6 +886,6 @@ fn generated_checks_pass_vc_ports() {
             "--topology",
             "torus",
         ],
-        "star_channels_torus2d_k4_v3_w16_vcports",
+        "star_channels_torus2d_k4_v3_w16_d4_vcports",
     );
 }

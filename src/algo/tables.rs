@@ -9,12 +9,14 @@
 //!   its sign).
 //! - Full table (LAPSES §5, Table 5): one entry per destination node.
 //! - Two-level meta table (LAPSES §5.1.1, §5.2.2): the node id is split into
-//!   a cluster id and a sub-cluster id (here: the coordinates of the upper
-//!   and lower halves of the dimensions); destinations in
+//!   a cluster id and a sub-cluster id (the coordinates of the upper and
+//!   lower halves of the dimensions, or of the lower and upper: [`MetaSplit`];
+//!   one split, [`meta_split`], serves the router, its report and `routergen
+//!   check --node`); destinations in
 //!   the router's own cluster have one entry each, every other cluster one
 //!   entry shared by all its nodes, which can only hold the outputs permitted
 //!   for every node of that cluster (their intersection). In 2-D the clusters
-//!   are rows, LAPSES Figure 8(a). Size m * 2^(N/m) for m = 2 and a
+//!   are rows (LAPSES Figure 8(a)) or columns (Figure 8(b)). Size m * 2^(N/m) for m = 2 and a
 //!   2^N-node network with N even (Table 5).
 //!
 //! Entry digit for dimension d: 0 for sign 0, 1 for +, 2 for -; entry index
@@ -86,26 +88,14 @@ fn outputs(rel: &Relation, node: NodeId, dest: NodeId, buf: &mut Vec<Hop>) -> (V
     let mut base = buf.clone();
     base.sort();
     let mut input_dependent = false;
-    for q in rel.net.links(node) {
-        let Port::Link { dim, dir } = q else { continue };
-        let travelling = Port::Link {
-            dim,
-            dir: dir.reverse(),
-        };
-        for vc in 0..rel.vcs {
-            rel.route(
-                node,
-                Input {
-                    port: travelling,
-                    vc,
-                },
-                dest,
-                buf,
-            );
-            buf.sort();
-            if *buf != base {
-                input_dependent = true;
-            }
+    for input in crate::interface::arrival_inputs(rel, node)
+        .into_iter()
+        .skip(1)
+    {
+        rel.route(node, input, dest, buf);
+        buf.sort();
+        if *buf != base {
+            input_dependent = true;
         }
     }
     (base, input_dependent)
@@ -248,13 +238,91 @@ pub fn full_text(rel: &Relation, node: NodeId) -> String {
     s
 }
 
+/// How a two-level meta table splits the node id (LAPSES §5.1.1): the
+/// coordinates of the dimensions `sub` form the sub-cluster id, those of
+/// the other dimensions (one contiguous range) the cluster id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetaSplit {
+    /// Dimensions of the sub-cluster id.
+    pub sub: std::ops::Range<usize>,
+    /// Dimensions of the network.
+    pub dims: usize,
+}
+
+impl MetaSplit {
+    /// The splits tried, in order: the cluster id in the upper dimensions
+    /// (the lower ceil(n/2) form the sub-cluster id: in 2-D the clusters
+    /// are rows, LAPSES Figure 8a; about 2 sqrt(k^n) entries, Table 5),
+    /// then in the lower ones (2-D: columns, Figure 8b; dimension order
+    /// resolves them first, so its cluster entries keep its hop).
+    pub fn candidates(dims: usize) -> Vec<MetaSplit> {
+        let mut all = vec![
+            MetaSplit {
+                sub: 0..dims.div_ceil(2),
+                dims,
+            },
+            MetaSplit {
+                sub: dims / 2..dims,
+                dims,
+            },
+        ];
+        all.dedup();
+        all
+    }
+
+    /// Dimensions of the cluster id.
+    pub fn cluster_dims(&self) -> std::ops::Range<usize> {
+        if self.sub.start == 0 {
+            self.sub.end..self.dims
+        } else {
+            0..self.sub.start
+        }
+    }
+
+    /// Index of `node`'s coordinates over `dims`, the lowest dimension
+    /// varying fastest.
+    fn index_over(net: &Network, node: NodeId, dims: std::ops::Range<usize>) -> usize {
+        dims.rev().fold(0, |acc, d| {
+            acc * net.radix as usize + net.coord(node, d) as usize
+        })
+    }
+
+    /// The cluster `node` belongs to.
+    pub fn cluster_of(&self, net: &Network, node: NodeId) -> usize {
+        Self::index_over(net, node, self.cluster_dims())
+    }
+
+    /// `node`'s index within its cluster.
+    pub fn sub_of(&self, net: &Network, node: NodeId) -> usize {
+        Self::index_over(net, node, self.sub.clone())
+    }
+
+    /// Nodes per cluster: the sub-cluster entries of a table.
+    pub fn per_cluster(&self, net: &Network) -> usize {
+        (net.radix as usize).pow(self.sub.len() as u32)
+    }
+
+    /// Clusters: the cluster entries of a table.
+    pub fn clusters(&self, net: &Network) -> usize {
+        (net.radix as usize).pow(self.cluster_dims().len() as u32)
+    }
+
+    /// `cluster id in dimensions 1..2`, for messages.
+    pub fn describe(&self) -> String {
+        let c = self.cluster_dims();
+        format!("cluster id in dimensions {}..{}", c.start, c.end)
+    }
+}
+
 /// A router's two-level meta table.
 #[derive(Debug, Clone)]
 pub struct MetaTable {
+    /// The router's node.
     pub node: NodeId,
-    /// Nodes per cluster (node id = cluster * per_cluster + sub-cluster id).
-    pub per_cluster: u32,
-    /// One entry per node of the router's own cluster.
+    /// How the node id is split.
+    pub split: MetaSplit,
+    /// One entry per node of the router's own cluster, by
+    /// [`MetaSplit::sub_of`].
     pub sub_cluster: Vec<Vec<Hop>>,
     /// One entry per cluster: the outputs permitted for all its nodes (the
     /// router's own cluster's slot is unused and left empty).
@@ -269,37 +337,33 @@ pub struct MetaTable {
     pub escape_lost: usize,
 }
 
-/// Dimensions that form the sub-cluster id of a 2-level split: the lower
-/// ceil(n/2), so a 2-D network's clusters are its rows (LAPSES Figure 8a)
-/// and a k^n network's table has about 2 * sqrt(k^n) entries (Table 5).
-pub fn meta_sub_dims(net: &Network) -> u32 {
-    net.dims.div_ceil(2)
-}
-
-/// The meta table of `node`.
-pub fn meta(rel: &Relation, node: NodeId) -> MetaTable {
+/// The meta table of `node` under `split`, from `table`, the node's full
+/// table ([`full`]).
+pub fn meta_with(rel: &Relation, split: &MetaSplit, node: NodeId, table: &[Vec<Hop>]) -> MetaTable {
     let net = rel.net;
-    let per = net.radix.pow(meta_sub_dims(&net));
-    let clusters = net.nodes() / per;
-    let own = node / per;
-    let table = full(rel, node);
-    let mut sub_cluster = vec![Vec::new(); per as usize];
-    let mut cluster = vec![Vec::new(); clusters as usize];
-    let (mut narrowed, mut unroutable, mut escape_lost) = (0, 0, 0);
-    for c in 0..clusters {
-        let members: Vec<NodeId> = (c * per..(c + 1) * per).collect();
+    let own = split.cluster_of(&net, node);
+    let mut sub_cluster = vec![Vec::new(); split.per_cluster(&net)];
+    let mut members: Vec<Vec<NodeId>> = vec![Vec::new(); split.clusters(&net)];
+    for m in 0..net.nodes() {
+        let c = split.cluster_of(&net, m);
         if c == own {
-            for &m in &members {
-                sub_cluster[(m % per) as usize] = table[m as usize].clone();
-            }
-            continue;
+            sub_cluster[split.sub_of(&net, m)] = table[m as usize].clone();
+        } else {
+            members[c].push(m);
         }
-        let mut common: Vec<Hop> = table[members[0] as usize].clone();
-        for &m in &members[1..] {
+    }
+    let mut cluster = vec![Vec::new(); members.len()];
+    let (mut narrowed, mut unroutable, mut escape_lost) = (0, 0, 0);
+    for (c, members) in members.iter().enumerate() {
+        let Some((&first, rest)) = members.split_first() else {
+            continue;
+        };
+        let mut common: Vec<Hop> = table[first as usize].clone();
+        for &m in rest {
             common.retain(|h| table[m as usize].contains(h));
         }
         let common_escape = common.iter().any(|h| h.escape);
-        for &m in &members {
+        for &m in members {
             if common.is_empty() {
                 unroutable += 1;
             } else if common.len() < table[m as usize].len() {
@@ -309,11 +373,11 @@ pub fn meta(rel: &Relation, node: NodeId) -> MetaTable {
                 escape_lost += 1;
             }
         }
-        cluster[c as usize] = common;
+        cluster[c] = common;
     }
     MetaTable {
         node,
-        per_cluster: per,
+        split: split.clone(),
         sub_cluster,
         cluster,
         narrowed,
@@ -322,28 +386,83 @@ pub fn meta(rel: &Relation, node: NodeId) -> MetaTable {
     }
 }
 
+/// The split of the node id a meta table of `rel` uses: the first of
+/// [`MetaSplit::candidates`] whose restricted relation (each cluster
+/// entry keeps only the outputs permitted toward every node of its
+/// cluster) the deadlock checker proves ([`super::check::check_table`]: a
+/// hop toward every destination, an escape hop where the relation has
+/// escape channels, no dependency cycle). `Err` gives, per candidate, why
+/// it fails. The router's meta table, its report and `routergen check
+/// --node` all take the split from here.
+pub fn meta_split(rel: &Relation) -> Result<MetaSplit, String> {
+    let fulls: Vec<Vec<Vec<Hop>>> = (0..rel.net.nodes()).map(|x| full(rel, x)).collect();
+    meta_split_of(rel, &fulls)
+}
+
+/// [`meta_split`] given every node's full table.
+fn meta_split_of(rel: &Relation, fulls: &[Vec<Vec<Hop>>]) -> Result<MetaSplit, String> {
+    let net = rel.net;
+    let mut why = Vec::new();
+    for split in MetaSplit::candidates(net.n()) {
+        let restricted: Vec<Vec<Vec<Hop>>> = (0..net.nodes())
+            .map(|x| {
+                let m = meta_with(rel, &split, x, &fulls[x as usize]);
+                let own = split.cluster_of(&net, x);
+                (0..net.nodes())
+                    .map(|d| {
+                        let c = split.cluster_of(&net, d);
+                        if c == own {
+                            m.sub_cluster[split.sub_of(&net, d)].clone()
+                        } else {
+                            m.cluster[c].clone()
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        match super::check::check_table(rel, &restricted) {
+            Ok(()) => return Ok(split),
+            Err(e) => why.push(format!("with the {}: {e}", split.describe())),
+        }
+    }
+    why.dedup();
+    Err(why.join("; "))
+}
+
+/// The meta table of `node`, under the split [`meta_split`] chooses (the
+/// first candidate when none is proved).
+pub fn meta(rel: &Relation, node: NodeId) -> MetaTable {
+    let split = meta_split(rel).unwrap_or_else(|_| MetaSplit::candidates(rel.net.n()).remove(0));
+    meta_with(rel, &split, node, &full(rel, node))
+}
+
 impl MetaTable {
+    /// The table as text, one line per entry.
     pub fn to_text(&self, net: &Network) -> String {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "meta table at {} ({} sub-cluster + {} cluster entries, LAPSES §5.1.1):",
+            "meta table at {} ({} sub-cluster + {} cluster entries, {}, LAPSES §5.1.1):",
             net.node_name(self.node),
             self.sub_cluster.len(),
-            self.cluster.len()
+            self.cluster.len(),
+            self.split.describe()
         );
+        let own = self.split.cluster_of(net, self.node);
+        let mut members: Vec<NodeId> = (0..net.nodes())
+            .filter(|&m| self.split.cluster_of(net, m) == own)
+            .collect();
+        members.sort_by_key(|&m| self.split.sub_of(net, m));
         for (i, h) in self.sub_cluster.iter().enumerate() {
-            let id = (self.node / self.per_cluster) * self.per_cluster + i as u32;
             let _ = writeln!(
                 s,
                 "  sub-cluster {i:>3} {}: {}",
-                net.node_name(id),
+                net.node_name(members[i]),
                 hops_text(h)
             );
         }
-        let own = self.node / self.per_cluster;
         for (c, h) in self.cluster.iter().enumerate() {
-            if c as u32 != own {
+            if c != own {
                 let _ = writeln!(s, "  cluster {c:>3}: {}", hops_text(h));
             }
         }
@@ -355,11 +474,20 @@ impl MetaTable {
 /// relation (LAPSES Table 5).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Sizes {
+    /// Entries of the economical-storage table, 3^n.
     pub economical: usize,
     /// First place where the economical table is not well-defined.
     pub economical_conflict: Option<String>,
+    /// Entries of the full table, one per node.
     pub full: usize,
+    /// The meta table's split of the node id ([`meta_split`]).
+    pub meta_split: String,
+    /// Why no split of the node id gives a meta table the deadlock checker
+    /// proves (`None` when [`Sizes::meta_split`] is proved).
+    pub meta_refused: Option<String>,
+    /// Sub-cluster entries of the meta table.
     pub meta_sub: usize,
+    /// Cluster entries of the meta table.
     pub meta_clusters: usize,
     /// Router/destination pairs whose meta cluster entry loses outputs.
     pub meta_narrowed: usize,
@@ -368,10 +496,12 @@ pub struct Sizes {
     /// Router/destination pairs whose cluster entry drops every escape
     /// channel the relation offers.
     pub meta_escape_lost: usize,
+    /// Router/destination pairs, N (N - 1).
     pub pairs: usize,
 }
 
 impl Sizes {
+    /// One paragraph for reports.
     pub fn to_text(&self) -> String {
         let es = match &self.economical_conflict {
             None => "well-defined at every router".to_string(),
@@ -385,13 +515,21 @@ impl Sizes {
         } else {
             String::new()
         };
+        let verdict = match &self.meta_refused {
+            None => "proved deadlock-free with the deadlock checker".to_string(),
+            Some(why) => format!(
+                "no split of the node id gives a table the deadlock checker proves, so \
+                 no router holds one ({why})"
+            ),
+        };
         format!(
-            "routing tables per router (LAPSES §5, Table 5): economical storage {} entries ({es}); full table {} entries; 2-level meta table {} + {} = {} entries (cluster entries narrow the outputs for {} and lose all of them for {}{escape} of {} router/destination pairs)",
+            "routing tables per router (LAPSES §5, Table 5): economical storage {} entries ({es}); full table {} entries; 2-level meta table {} + {} = {} entries (with the {}, cluster entries narrow the outputs for {} and lose all of them for {}{escape} of {} router/destination pairs; {verdict})",
             self.economical,
             self.full,
             self.meta_sub,
             self.meta_clusters,
             self.meta_sub + self.meta_clusters,
+            self.meta_split,
             self.meta_narrowed,
             self.meta_unroutable,
             self.pairs
@@ -399,30 +537,36 @@ impl Sizes {
     }
 }
 
+/// The routing tables of `rel` over its whole network: their sizes, where
+/// the economical table is not well-defined, and how the meta table under
+/// its split ([`meta_split`]) narrows the relation.
 pub fn sizes(rel: &Relation) -> Sizes {
     let net = rel.net;
     let mut conflict = None;
     let (mut narrowed, mut unroutable, mut escape_lost) = (0, 0, 0);
-    let mut meta_sub = 0;
-    let mut meta_clusters = 0;
+    let fulls: Vec<Vec<Vec<Hop>>> = (0..net.nodes()).map(|x| full(rel, x)).collect();
+    let (split, refused) = match meta_split_of(rel, &fulls) {
+        Ok(split) => (split, None),
+        Err(why) => (MetaSplit::candidates(net.n()).remove(0), Some(why)),
+    };
     for node in 0..net.nodes() {
         if conflict.is_none() {
             conflict = economical(rel, node).conflicts.into_iter().next();
         }
-        let m = meta(rel, node);
+        let m = meta_with(rel, &split, node, &fulls[node as usize]);
         narrowed += m.narrowed;
         unroutable += m.unroutable;
         escape_lost += m.escape_lost;
-        meta_sub = m.sub_cluster.len();
-        meta_clusters = m.cluster.len();
     }
     let nodes = net.nodes() as usize;
     Sizes {
         economical: 3usize.pow(net.dims),
         economical_conflict: conflict,
         full: nodes,
-        meta_sub,
-        meta_clusters,
+        meta_split: split.describe(),
+        meta_refused: refused,
+        meta_sub: split.per_cluster(&net),
+        meta_clusters: split.clusters(&net),
         meta_narrowed: narrowed,
         meta_unroutable: unroutable,
         meta_escape_lost: escape_lost,

@@ -9,7 +9,7 @@ pub mod stimulus;
 use std::path::PathBuf;
 
 use crate::error::{Error, Result};
-use crate::router::vc_bits;
+use crate::interface::vc_bits;
 use crate::spec::RouterSpec;
 
 pub use stimulus::Stimulus;
@@ -35,8 +35,7 @@ const SYNTH: [(&str, &str); 3] = [
 /// The testbenches' default random seed.
 pub const SEED: u64 = 1;
 
-/// A port of a Verilog module: name, input, width.
-pub type ModulePort = (String, bool, u32);
+pub use crate::interface::ModulePort;
 
 /// The ports of module `name` in `verilog`, declared ANSI style one per line
 /// (`input wire [7:0] x,`), as the top module of docs/interface.md is.
@@ -64,44 +63,17 @@ pub fn module_ports(verilog: &str, name: &str) -> Option<Vec<ModulePort>> {
     )
 }
 
-/// The ports docs/interface.md gives a router of `spec`, without `node_id`.
+/// The ports docs/interface.md gives a router of `spec`, without `node_id`
+/// and the table's `cfg_*` ports ([`crate::interface::documented_ports`]).
 pub fn documented_ports(spec: &RouterSpec) -> Vec<ModulePort> {
-    let (w, v, vb) = (spec.flit_width, spec.vcs, vc_bits(spec.vcs));
-    let mut ports = vec![("clk".to_string(), true, 1), ("rst".to_string(), true, 1)];
-    for p in 0..spec.physical_ports() {
-        for (sig, input, width) in [
-            ("in_data", true, w),
-            ("in_valid", true, 1),
-            ("in_head", true, 1),
-            ("in_tail", true, 1),
-            ("in_vc", true, vb),
-            ("in_credit", false, v),
-            ("out_data", false, w),
-            ("out_valid", false, 1),
-            ("out_head", false, 1),
-            ("out_tail", false, 1),
-            ("out_vc", false, vb),
-            ("out_credit", true, v),
-        ] {
-            ports.push((format!("p{p}_{sig}"), input, width));
-        }
-    }
-    ports
+    crate::interface::documented_ports(spec.physical_ports(), spec.flit_width, spec.vcs)
 }
 
-/// The `node_id` value of docs/interface.md for the router at `node`:
-/// its coordinates, dimension 0 in the low field, `width / n` bits each.
-fn node_id_value(spec: &RouterSpec, node: u32, width: u32) -> u64 {
-    let n = spec.dims;
-    let f = width / n;
-    let radix = spec.radix as u64;
-    let mut rest = node as u64;
-    let mut value = 0u64;
-    for d in 0..n {
-        value |= (rest % radix) << (d * f);
-        rest /= radix;
-    }
-    value
+/// The `node_id` value of docs/interface.md for the router at `node`,
+/// whose `node_id` port is `width` bits (n coordinates of `width / n`).
+fn node_id_value(spec: &RouterSpec, node: u32, width: u32) -> Result<u64> {
+    let net = crate::algo::Network::new(spec.topology, spec.dims, spec.radix)?;
+    Ok(crate::interface::node_id(&net, width / spec.dims, node))
 }
 
 fn render(template: &str, ctx: &tera::Context, what: &str) -> Result<String> {
@@ -130,10 +102,7 @@ pub fn files(spec: &RouterSpec, rtl: &str) -> Result<Vec<(PathBuf, String)>> {
     }
     if spec.table != crate::spec::TableStorage::None {
         let at = 2 + usize::from(node_id.is_some());
-        for (i, name) in ["cfg_we", "cfg_addr", "cfg_mask", "cfg_class"]
-            .iter()
-            .enumerate()
-        {
+        for (i, name) in crate::interface::CFG_PORTS.iter().enumerate() {
             let width = cfg.iter().find(|p| p.0 == *name).map_or(0, |p| p.2);
             expected.insert(at + i, (name.to_string(), true, width));
         }
@@ -203,7 +172,7 @@ pub fn files(spec: &RouterSpec, rtl: &str) -> Result<Vec<(PathBuf, String)>> {
         ctx.insert("node_id_width", width);
         ctx.insert(
             "node_id_hex",
-            &format!("{:x}", node_id_value(spec, st.node, *width)),
+            &format!("{:x}", node_id_value(spec, st.node, *width)?),
         );
     }
     let mut out = vec![

@@ -17,11 +17,12 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use crate::algo::{Dir, Hop, Input, Network, NodeId, Port, Relation};
+use crate::algo::{Hop, Input, Network, NodeId, Port, Relation};
 use crate::blocks::cosim::SplitMix64;
 use crate::error::Result;
+use crate::interface::{entry_port, input_through, port_at, port_number, HeadFormat};
 use crate::router::lookahead::field_at;
-use crate::spec::{bits_for, Addressing, Algorithm, RouterSpec, Topology};
+use crate::spec::{bits_for, Addressing, Algorithm, RouterSpec};
 
 /// Packets per input VC, covering ones included.
 pub const PACKETS_PER_VC: usize = 12;
@@ -71,36 +72,6 @@ pub struct Stimulus {
     pub queue_heads: Vec<usize>,
 }
 
-/// Port `p` of the router at `node` as a relation port, by the numbering of
-/// docs/interface.md: 0 local; on meshes and tori 2d+1 toward +d and 2d+2
-/// toward -d; on a hypercube d+1 is the link of dimension d, which leads
-/// toward +d from a node whose bit d is 0 and toward -d otherwise.
-pub fn port_of(net: &Network, node: NodeId, p: usize) -> Port {
-    if p == 0 {
-        return Port::Local;
-    }
-    if net.topology == Topology::Hypercube {
-        let d = p - 1;
-        let dir = if net.coord(node, d) == 0 {
-            Dir::Plus
-        } else {
-            Dir::Minus
-        };
-        return Port::link(d, dir);
-    }
-    let dir = if p % 2 == 1 { Dir::Plus } else { Dir::Minus };
-    Port::link((p - 1) / 2, dir)
-}
-
-/// The interface's number for a relation port (inverse of [`port_of`]).
-pub fn port_number(net: &Network, port: Port) -> usize {
-    match port {
-        Port::Local => 0,
-        Port::Link { dim, .. } if net.topology == Topology::Hypercube => 1 + dim as usize,
-        Port::Link { dim, dir } => 1 + 2 * dim as usize + usize::from(dir == Dir::Minus),
-    }
-}
-
 /// The node the testbench places its router at: the one with the most
 /// links, nearest the middle of the network.
 pub fn chosen_node(net: &Network) -> NodeId {
@@ -114,29 +85,7 @@ pub fn chosen_node(net: &Network) -> NodeId {
 /// The routing field a packet at `at` bound for `dest` carries, by
 /// docs/interface.md "Head flit" (address fields only).
 pub fn address_fields(spec: &RouterSpec, net: &Network, at: NodeId, dest: NodeId) -> u64 {
-    let f = spec.address_field_bits();
-    let mask = (1u64 << f) - 1;
-    let k = net.radix as i64;
-    let mut bits = 0u64;
-    for d in 0..net.n() {
-        let (a, b) = (net.coord(at, d) as i64, net.coord(dest, d) as i64);
-        let field = match (spec.topology, spec.addressing) {
-            (_, Addressing::Absolute) => b,
-            (Topology::Hypercube, Addressing::Relative) => i64::from(a != b),
-            (Topology::Mesh, Addressing::Relative) => b - a,
-            // The minimal signed offset around the ring; +k/2 on a tie.
-            (Topology::Torus, Addressing::Relative) => {
-                let fwd = (b - a).rem_euclid(k);
-                if fwd <= k - fwd {
-                    fwd
-                } else {
-                    fwd - k
-                }
-            }
-        };
-        bits |= (field as u64 & mask) << (d as u32 * f);
-    }
-    bits
+    HeadFormat::of(spec).address(net, at, dest)
 }
 
 /// The stimulus for `spec`'s router, seeded from its name so that the same
@@ -168,26 +117,18 @@ pub fn build_against(spec: &RouterSpec, checker: Algorithm) -> Result<Stimulus> 
     // Destinations per input VC k = q V + c, in queue order.
     let mut queues: Vec<Vec<(NodeId, Input)>> = vec![Vec::new(); p * v];
     for q in 0..p {
-        let here = port_of(&net, node, q);
-        let (upstream, travelling) = match here {
-            Port::Local => (None, Port::Local),
-            Port::Link { dim, dir } => match net.neighbour(node, here) {
-                // A mesh edge: the network ties this link off.
+        let here = port_at(&net, node, q);
+        let upstream = match here {
+            Port::Local => None,
+            // A mesh edge (no neighbour): the network ties this link off.
+            _ => match net.neighbour(node, here) {
                 None => continue,
-                Some(u) => (
-                    Some(u),
-                    Port::Link {
-                        dim,
-                        dir: dir.reverse(),
-                    },
-                ),
+                some => some,
             },
         };
+        let travelling = entry_port(here);
         for c in 0..v {
-            let input = Input {
-                port: travelling,
-                vc: c as u8,
-            };
+            let input = input_through(here, c as u8);
             let legal: Vec<NodeId> = (0..net.nodes())
                 .filter(|&dst| match upstream {
                     None => true,
@@ -204,7 +145,7 @@ pub fn build_against(spec: &RouterSpec, checker: Algorithm) -> Result<Stimulus> 
             // Cover every permitted output VC, with the fewest alternatives.
             let mut wanted: BTreeSet<(usize, u8)> = BTreeSet::new();
             for h in hops.iter().flatten() {
-                wanted.insert((port_number(&net, h.port), h.vc));
+                wanted.insert((port_number(net.topology, h.port), h.vc));
             }
             let mut dests: Vec<NodeId> = Vec::new();
             for &(o, vc) in &wanted {
@@ -213,7 +154,7 @@ pub fn build_against(spec: &RouterSpec, checker: Algorithm) -> Result<Stimulus> 
                     .zip(&hops)
                     .filter(|(_, hs)| {
                         hs.iter()
-                            .any(|h| port_number(&net, h.port) == o && h.vc == vc)
+                            .any(|h| port_number(net.topology, h.port) == o && h.vc == vc)
                     })
                     .min_by_key(|(_, hs)| {
                         let ports: BTreeSet<Port> = hs.iter().map(|h| h.port).collect();
@@ -279,7 +220,7 @@ pub fn build_against(spec: &RouterSpec, checker: Algorithm) -> Result<Stimulus> 
             let mut permitted = vec![false; p * v];
             let mut head_out = vec![0u64; p];
             for h in &hops {
-                let o = port_number(&net, h.port);
+                let o = port_number(net.topology, h.port);
                 permitted[o * v + h.vc as usize] = true;
                 head_out[o] = head_after(spec, &facts, node, head, dest, h.port);
             }
@@ -458,7 +399,7 @@ impl Stimulus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::SpecInput;
+    use crate::spec::{SpecInput, Topology};
 
     fn spec(algo: Algorithm, topology: Topology, dims: i64, vcs: Option<i64>) -> RouterSpec {
         SpecInput {
@@ -473,24 +414,6 @@ mod tests {
         .spec
     }
 
-    /// The interface numbering, spelled out for a 2-D mesh and a 3-cube.
-    #[test]
-    fn ports_are_numbered_as_the_interface_document_says() {
-        let mesh = Network::new(Topology::Mesh, 2, 4).unwrap();
-        assert_eq!(port_of(&mesh, 5, 1), Port::link(0, Dir::Plus));
-        assert_eq!(port_of(&mesh, 5, 2), Port::link(0, Dir::Minus));
-        assert_eq!(port_of(&mesh, 5, 3), Port::link(1, Dir::Plus));
-        assert_eq!(port_of(&mesh, 5, 4), Port::link(1, Dir::Minus));
-        let cube = Network::new(Topology::Hypercube, 3, 2).unwrap();
-        assert_eq!(port_of(&cube, 0b010, 2), Port::link(1, Dir::Minus));
-        assert_eq!(port_of(&cube, 0b010, 3), Port::link(2, Dir::Plus));
-        for net in [mesh, cube] {
-            for p in 0..net.port_count() {
-                assert_eq!(port_number(&net, port_of(&net, 2, p)), p);
-            }
-        }
-    }
-
     #[test]
     fn the_router_sits_where_every_link_exists() {
         let mesh = Network::new(Topology::Mesh, 3, 4).unwrap();
@@ -498,24 +421,6 @@ mod tests {
         assert_eq!(mesh.links(node).len(), 6);
         let line = Network::new(Topology::Mesh, 2, 2).unwrap();
         assert_eq!(line.links(chosen_node(&line)).len(), 2);
-    }
-
-    /// Header fields worked by hand from docs/interface.md.
-    #[test]
-    fn address_fields_follow_the_interface() {
-        let s = spec(Algorithm::DimensionOrder, Topology::Mesh, 2, None);
-        let net = Network::new(s.topology, 2, 4).unwrap();
-        // F = 3 bits; from (2,1) to (0,3): x offset -2 = 0b110, y +2.
-        let (a, b) = (net.node_at(&[2, 1]), net.node_at(&[0, 3]));
-        assert_eq!(address_fields(&s, &net, a, b), 0b010_110);
-        let t = spec(Algorithm::DimensionOrder, Topology::Torus, 1, None);
-        let ring = Network::new(Topology::Torus, 1, 4).unwrap();
-        // k = 4, F = 3: from 0, 3 is one step back, 2 a tie taken forward.
-        assert_eq!(address_fields(&t, &ring, 0, 3), 0b111);
-        assert_eq!(address_fields(&t, &ring, 0, 2), 0b010);
-        let h = spec(Algorithm::DimensionOrder, Topology::Hypercube, 3, None);
-        let cube = Network::new(Topology::Hypercube, 3, 2).unwrap();
-        assert_eq!(address_fields(&h, &cube, 0b101, 0b011), 0b110);
     }
 
     /// Every output VC the relation permits from an input VC, for some
@@ -544,21 +449,10 @@ mod tests {
                     .collect();
                 // The upstream router across port q and the hops it may take
                 // toward us, written out again here.
-                let here = port_of(&net, st.node, q);
-                let (up, travelling) = match here {
-                    Port::Local => (None, Port::Local),
-                    Port::Link { dim, dir } => (
-                        net.neighbour(st.node, here),
-                        Port::Link {
-                            dim,
-                            dir: dir.reverse(),
-                        },
-                    ),
-                };
-                let input = Input {
-                    port: travelling,
-                    vc: c as u8,
-                };
+                let here = port_at(&net, st.node, q);
+                let up = net.neighbour(st.node, here);
+                let travelling = entry_port(here);
+                let input = input_through(here, c as u8);
                 let mut wanted = BTreeSet::new();
                 let mut only = BTreeSet::new();
                 for dst in 0..net.nodes() {
@@ -568,13 +462,15 @@ mod tests {
                         }
                     }
                     let hops = rel.hops(st.node, input, dst);
-                    let ports: BTreeSet<usize> =
-                        hops.iter().map(|h| port_number(&net, h.port)).collect();
+                    let ports: BTreeSet<usize> = hops
+                        .iter()
+                        .map(|h| port_number(net.topology, h.port))
+                        .collect();
                     if ports.len() == 1 {
                         only.insert(*ports.iter().next().unwrap());
                     }
                     for h in hops {
-                        wanted.insert(port_number(&net, h.port) * v + h.vc as usize);
+                        wanted.insert(port_number(net.topology, h.port) * v + h.vc as usize);
                     }
                 }
                 assert!(!mine.is_empty() || wanted.is_empty());

@@ -23,11 +23,13 @@
 //! not decide (tori: datelines; hypercubes under negative-first: the
 //! direction of a hop).
 
-use crate::algo::{Hop, Input, Network, NodeId, Port, Relation};
+use crate::algo::tables as algo_tables;
+use crate::algo::{Hop, Input, Network, NodeId, Relation};
 use crate::blocks::address_decoder::{signs_of, DecoderShape, Row, Sign, CODE_BITS};
 use crate::blocks::es_table::Entry;
 use crate::error::{Error, Result};
-use crate::spec::{Addressing, Topology};
+use crate::interface::{arrival_inputs, entry_port, input_through, HeadFormat};
+use crate::spec::Addressing;
 
 /// Largest number of keys a decoder table holds.
 pub const MAX_ROWS: usize = 4096;
@@ -114,74 +116,17 @@ impl CompiledTable {
     }
 }
 
-/// Every input a message can arrive on at `node`: injected, or from each
-/// neighbour on each VC (travelling away from that neighbour).
-fn inputs(rel: &Relation, node: NodeId) -> Vec<Input> {
-    let mut all = vec![Input::INJECTED];
-    for q in rel.net.links(node) {
-        if let Port::Link { dim, dir } = q {
-            for vc in 0..rel.vcs {
-                all.push(Input {
-                    port: Port::Link {
-                        dim,
-                        dir: dir.reverse(),
-                    },
-                    vc,
-                });
-            }
-        }
-    }
-    all
-}
-
-/// The router's `node_id` at `node` (docs/interface.md: coordinates of
-/// `coord_bits` each, dimension 0 lowest).
+/// The router's `node_id` at `node` ([`crate::interface::node_id`]).
 pub fn node_id(shape: &DecoderShape, net: &Network, node: NodeId) -> u64 {
-    (0..net.n())
-        .map(|d| u64::from(net.coord(node, d)) << (shape.coord_bits * d))
-        .sum()
+    crate::interface::node_id(net, shape.coord_bits as u32, node)
 }
 
 /// Every address a head flit for `dest` may carry at `node`
-/// (docs/interface.md): the destination's coordinates (absolute); the
-/// remaining offsets (relative; the minimal one on a torus, both signs when
-/// both ways are minimal); the bits that still differ (hypercube, relative).
+/// ([`crate::interface::HeadFormat::accepted_addresses`]: at a torus tie,
+/// both signs).
 pub fn addresses(shape: &DecoderShape, net: &Network, node: NodeId, dest: NodeId) -> Vec<u64> {
-    let f = shape.field_bits;
-    let fmask = (1u64 << f) - 1;
-    let mut all = vec![0u64];
-    for d in 0..net.n() {
-        let a = i64::from(net.coord(node, d));
-        let b = i64::from(net.coord(dest, d));
-        let k = i64::from(net.radix);
-        let fields: Vec<i64> = match (shape.topology, shape.addressing) {
-            (_, Addressing::Absolute) => vec![b],
-            (Topology::Hypercube, _) => vec![i64::from(a != b)],
-            (Topology::Mesh, _) => vec![b - a],
-            (Topology::Torus, _) => {
-                let fwd = (b - a).rem_euclid(k);
-                let back = k - fwd;
-                if fwd == 0 {
-                    vec![0]
-                } else if fwd == back {
-                    vec![fwd, -back]
-                } else if fwd < back {
-                    vec![fwd]
-                } else {
-                    vec![-back]
-                }
-            }
-        };
-        all = all
-            .iter()
-            .flat_map(|h| {
-                fields
-                    .iter()
-                    .map(move |x| h | ((*x as u64) & fmask) << (f * d))
-            })
-            .collect();
-    }
-    all
+    HeadFormat::new(shape.topology, net.dims, net.radix, shape.addressing)
+        .accepted_addresses(net, node, dest)
 }
 
 /// Permitted output VCs, bit k = o V + v (P V <= 256).
@@ -262,8 +207,18 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
             rel.name()
         )))
     };
+    let format = HeadFormat::new(shape.topology, net.dims, net.radix, shape.addressing);
+    let mut accepted = Vec::new();
+    // Only the generic turn model reads the input a message arrived on;
+    // the other relations' answers cannot differ between inputs, so one
+    // question per node and destination suffices for them.
+    let reads_input = matches!(rel.kind, crate::algo::Kind::Turns(_));
     for node in 0..net.nodes() {
-        let ins = inputs(rel, node);
+        let ins = if reads_input {
+            arrival_inputs(rel, node)
+        } else {
+            vec![Input::INJECTED]
+        };
         let me = node_id(&shape, net, node);
         for dest in 0..net.nodes() {
             let mut first: Option<(Mask, Input)> = None;
@@ -295,7 +250,8 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
                 }
             }
             let (mask, _) = first.expect("at least the injection input");
-            for address in addresses(&shape, net, node, dest) {
+            format.accepted_addresses_into(net, node, dest, &mut accepted);
+            for &address in &accepted {
                 let key = shape.key(address, me);
                 let here = (node, dest, address);
                 match seen.get(&key) {
@@ -369,20 +325,11 @@ pub fn reach(rel: &Relation) -> (Vec<u64>, Vec<u64>) {
             rel.route(node, Input::INJECTED, dest, &mut buf);
             for h in &buf {
                 reach[0] |= 1 << net.port_index(h.port);
-                let Port::Link { dim, dir } = h.port else {
-                    continue;
-                };
                 let Some(there) = net.neighbour(node, h.port) else {
                     continue;
                 };
-                let q = net.port_index(Port::Link {
-                    dim,
-                    dir: dir.reverse(),
-                });
-                let input = Input {
-                    port: h.port,
-                    vc: h.vc,
-                };
+                let q = net.port_index(entry_port(h.port));
+                let input = input_through(entry_port(h.port), h.vc);
                 arrive[q] |= 1 << h.vc;
                 rel.route(there, input, dest, &mut next);
                 for o in &next {
@@ -896,120 +843,40 @@ pub fn meta(rel: &Relation, table: &CompiledTable) -> Result<EsContents> {
              none"
         )));
     }
-    let n = net.n();
-    let mut buf = Vec::new();
-    let routes: Vec<Vec<Vec<Hop>>> = (0..nodes as NodeId)
+    let split = algo_tables::meta_split(rel).map_err(|why| {
+        Error::invalid(format!(
+            "the meta routing table (LAPSES §5.1.1) cannot hold {}: a cluster entry keeps \
+             only the outputs permitted toward every node of its cluster, and the relation \
+             so restricted fails the deadlock checker {why}",
+            rel.name()
+        ))
+    })?;
+    let kind = TableKind::Meta {
+        sub_lo: split.sub.start,
+        sub_hi: split.sub.end,
+    };
+    let p = table.shape.ports;
+    let per = split.per_cluster(net);
+    let wanted = (0..nodes as NodeId)
         .map(|x| {
-            (0..nodes as NodeId)
-                .map(|e| {
-                    rel.route(x, Input::INJECTED, e, &mut buf);
-                    let mut h = buf.clone();
-                    h.sort();
-                    h
-                })
-                .collect()
+            let m = algo_tables::meta_with(rel, &split, x, &algo_tables::full(rel, x));
+            let mut w = vec![vec![0u32; p]; per + m.cluster.len()];
+            for (i, hops) in m.sub_cluster.iter().enumerate() {
+                w[i] = port_vcs(net, hops, p);
+            }
+            for (c, hops) in m.cluster.iter().enumerate() {
+                w[per + c] = port_vcs(net, hops, p);
+            }
+            w
         })
         .collect();
-    let mut why = Vec::new();
-    for (sub_lo, sub_hi) in [(0, n.div_ceil(2)), (n / 2, n)] {
-        let kind = TableKind::Meta { sub_lo, sub_hi };
-        let shape = EsContents {
-            kind,
-            dims: n,
-            ports: table.shape.ports,
-            vcs: table.shape.vcs,
-            radix: net.radix,
-            coord_bits: table.shape.coord_bits,
-            entries: Vec::new(),
-            by_node: Vec::new(),
-            classes: Vec::new(),
-        };
-        let cdims = shape.cluster_dims();
-        let cluster_of = |m: NodeId| -> usize {
-            cdims.clone().rev().fold(0, |acc, d| {
-                acc * net.radix as usize + net.coord(m, d) as usize
-            })
-        };
-        let per = (net.radix as usize).pow((sub_hi - sub_lo) as u32);
-        let clusters = nodes / per;
-        // Per node: the cluster entries (intersections), then every
-        // destination's hops as the table gives them.
-        let mut restricted = Vec::with_capacity(nodes);
-        let mut tables = Vec::with_capacity(nodes);
-        for (x, from_x) in routes.iter().enumerate() {
-            let own = cluster_of(x as NodeId);
-            let mut common: Vec<Option<Vec<Hop>>> = vec![None; clusters];
-            for (m, hops) in from_x.iter().enumerate() {
-                let c = cluster_of(m as NodeId);
-                if c == own {
-                    continue;
-                }
-                common[c] = Some(match common[c].take() {
-                    None => hops.clone(),
-                    Some(mut h) => {
-                        h.retain(|y| hops.contains(y));
-                        h
-                    }
-                });
-            }
-            let common: Vec<Vec<Hop>> = common.into_iter().map(Option::unwrap_or_default).collect();
-            restricted.push(
-                (0..nodes)
-                    .map(|m| {
-                        let c = cluster_of(m as NodeId);
-                        if c == own {
-                            from_x[m].clone()
-                        } else {
-                            common[c].clone()
-                        }
-                    })
-                    .collect::<Vec<_>>(),
-            );
-            tables.push(common);
-        }
-        match crate::algo::check::check_table(rel, &restricted) {
-            Err(e) => why.push(format!(
-                "with the cluster id in dimensions {}..{}: {e}",
-                cdims.start, cdims.end
-            )),
-            Ok(()) => {
-                let p = table.shape.ports;
-                let sub_of = |m: usize| {
-                    (sub_lo..sub_hi).rev().fold(0, |acc, d| {
-                        acc * net.radix as usize + net.coord(m as NodeId, d) as usize
-                    })
-                };
-                let wanted = (0..nodes)
-                    .map(|x| {
-                        let own = cluster_of(x as NodeId);
-                        let mut w = vec![vec![0u32; p]; per + clusters];
-                        for m in (0..nodes).filter(|&m| cluster_of(m as NodeId) == own) {
-                            w[sub_of(m)] = port_vcs(net, &routes[x][m], p);
-                        }
-                        for (c, hops) in tables[x].iter().enumerate() {
-                            w[per + c] = port_vcs(net, hops, p);
-                        }
-                        w
-                    })
-                    .collect();
-                return by_node(kind, table, net, wanted);
-            }
-        }
-    }
-    why.dedup();
-    Err(Error::invalid(format!(
-        "the meta routing table (LAPSES §5.1.1) cannot hold {}: a cluster entry keeps only \
-         the outputs permitted toward every node of its cluster, and the relation so \
-         restricted fails the deadlock checker {}",
-        rel.name(),
-        why.join("; ")
-    )))
+    by_node(kind, table, net, wanted)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Algorithm;
+    use crate::spec::{Algorithm, Topology};
 
     fn table(algo: Algorithm, topology: Topology, n: u32, k: u32, v: u32) -> CompiledTable {
         let net = Network::new(topology, n, k).unwrap();

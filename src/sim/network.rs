@@ -2,9 +2,12 @@
 //! the interface every simulation engine offers (one clock cycle at a time,
 //! local ports driven from outside, link ports wired inside).
 
-use crate::algo::{Dir, Network, NodeId, Port};
+use crate::algo::{Network, NodeId, Port};
 use crate::error::Result;
-use crate::spec::{RouterSpec, Topology};
+/// Interface port `p` of `node` as a relation port ([`port_at`]).
+pub use crate::interface::port_at as port_of;
+use crate::interface::{far_port, port_at, port_number};
+use crate::spec::RouterSpec;
 
 /// One flit on a port in one cycle (docs/interface.md, "Ports").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -138,9 +141,9 @@ impl Wiring {
         let mut link = vec![None; net.nodes() as usize * ports];
         for node in 0..net.nodes() {
             for p in 1..ports {
-                let port = port_of(&net, node, p);
+                let port = port_at(&net, node, p);
                 if let Some(m) = net.neighbour(node, port) {
-                    link[node as usize * ports + p] = Some((m, reverse_port(spec.topology, p)));
+                    link[node as usize * ports + p] = Some((m, far_port(spec.topology, p)));
                 }
             }
         }
@@ -158,12 +161,12 @@ impl Wiring {
 
     /// The relation's name for interface port `p` of `node`.
     pub fn port(&self, node: NodeId, p: usize) -> Port {
-        port_of(&self.net, node, p)
+        port_at(&self.net, node, p)
     }
 
     /// Interface port of the relation's `port` at `node`.
     pub fn index(&self, port: Port) -> usize {
-        self.net.port_index(port)
+        port_number(self.net.topology, port)
     }
 
     /// `node (x,y) port +x vc 1`, for messages.
@@ -177,49 +180,12 @@ impl Wiring {
     }
 }
 
-/// Interface port p as a relation port (docs/interface.md, "Ports"): 0
-/// local; mesh and torus 2d+1 toward +d, 2d+2 toward -d; hypercube d+1 is
-/// dimension d's link, which leads + from a node whose bit d is 0.
-pub fn port_of(net: &Network, node: NodeId, p: usize) -> Port {
-    if p == 0 {
-        Port::Local
-    } else if net.topology == Topology::Hypercube {
-        let d = p - 1;
-        let dir = if net.coord(node, d) == 0 {
-            Dir::Plus
-        } else {
-            Dir::Minus
-        };
-        Port::link(d, dir)
-    } else {
-        let dir = if p % 2 == 1 { Dir::Plus } else { Dir::Minus };
-        Port::link((p - 1) / 2, dir)
-    }
-}
-
-/// The port at the far end of link port `p`: the opposite direction of the
-/// same dimension (a hypercube dimension has one port).
-fn reverse_port(topology: Topology, p: usize) -> usize {
-    match topology {
-        Topology::Hypercube => p,
-        _ if p % 2 == 1 => p + 1,
-        _ => p - 1,
-    }
-}
-
-/// Bits of one coordinate in `node_id` (docs/interface.md).
+/// Bits of one coordinate in `node_id` ([`crate::interface::coord_bits`]).
 pub fn coord_bits(spec: &RouterSpec) -> u32 {
-    if spec.topology == Topology::Hypercube {
-        1
-    } else {
-        32 - (spec.radix - 1).leading_zeros()
-    }
+    crate::interface::coord_bits(spec.topology, spec.radix)
 }
 
-/// The `node_id` value of `node`: its coordinates, dimension 0 low.
+/// The `node_id` value of `node` ([`crate::interface::node_id`]).
 pub fn node_id(spec: &RouterSpec, net: &Network, node: NodeId) -> u64 {
-    let cb = coord_bits(spec) as usize;
-    (0..net.n())
-        .map(|d| u64::from(net.coord(node, d)) << (d * cb))
-        .sum()
+    crate::interface::node_id(net, coord_bits(spec), node)
 }

@@ -7,7 +7,8 @@
 use std::collections::{HashMap, VecDeque};
 
 use crate::algo::{Network, NodeId};
-use crate::spec::{Addressing, RouterSpec, Topology};
+use crate::interface::HeadFormat;
+use crate::spec::{Addressing, RouterSpec};
 
 use super::network::Flit;
 
@@ -30,9 +31,9 @@ pub struct Codec {
     /// Bits of the look-ahead field above the address (0 without).
     lookahead: usize,
     width: usize,
-    topology: Topology,
     addressing: Addressing,
-    radix: u32,
+    /// The head flit's address fields (docs/interface.md).
+    format: HeadFormat,
 }
 
 impl Codec {
@@ -42,9 +43,8 @@ impl Codec {
             field: spec.address_field_bits() as usize,
             lookahead: (spec.header_bits() - spec.dims * spec.address_field_bits()) as usize,
             width: spec.flit_width as usize,
-            topology: spec.topology,
             addressing: spec.addressing,
-            radix: spec.radix,
+            format: HeadFormat::of(spec),
         }
     }
 
@@ -93,27 +93,7 @@ impl Codec {
     /// head flit carries into its destination router; at injection the
     /// router ignores it, docs/interface.md); the tag above.
     pub fn head(&self, net: &Network, id: u32, src: NodeId, dest: NodeId) -> u64 {
-        let fmask = (1u64 << self.field) - 1;
-        let mut h = 0u64;
-        for d in 0..self.n {
-            let a = i64::from(net.coord(src, d));
-            let b = i64::from(net.coord(dest, d));
-            let k = i64::from(self.radix);
-            let x = match (self.addressing, self.topology) {
-                (Addressing::Absolute, Topology::Mesh | Topology::Torus) => b,
-                (_, Topology::Hypercube) => i64::from(a != b),
-                (_, Topology::Mesh) => b - a,
-                (_, Topology::Torus) => {
-                    let fwd = (b - a).rem_euclid(k);
-                    if 2 * fwd <= k {
-                        fwd
-                    } else {
-                        fwd - k
-                    }
-                }
-            };
-            h |= (x as u64 & fmask) << (d * self.field);
-        }
+        let mut h = self.format.address(net, src, dest);
         if self.lookahead > 0 {
             h |= 1 << self.address_bits();
         }
@@ -124,9 +104,9 @@ impl Codec {
     /// offsets all zero, absolute coordinates unchanged (with look-ahead,
     /// the field naming the local port, as written at injection).
     pub fn arrived_head(&self, injected: u64) -> u64 {
-        match (self.addressing, self.topology) {
-            (Addressing::Absolute, Topology::Mesh | Topology::Torus) => injected,
-            _ => injected & !((1u64 << (self.n * self.field)) - 1),
+        match self.addressing {
+            Addressing::Absolute => injected,
+            Addressing::Relative => injected & !((1u64 << (self.n * self.field)) - 1),
         }
     }
 

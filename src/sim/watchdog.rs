@@ -7,7 +7,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 
-use crate::algo::{Input, NodeId, Port, Relation};
+use crate::algo::{Input, NodeId, Relation};
 
 use super::network::{Flit, Wiring};
 
@@ -188,16 +188,7 @@ pub fn deadlock_report(
                 let input = if p == 0 {
                     Input::INJECTED
                 } else {
-                    let Port::Link { dim, dir } = w.port(node, p) else {
-                        unreachable!("p > 0 is a link")
-                    };
-                    Input {
-                        port: Port::Link {
-                            dim,
-                            dir: dir.reverse(),
-                        },
-                        vc: c as u8,
-                    }
+                    crate::interface::input_through(w.port(node, p), c as u8)
                 };
                 rel.hops(node, input, packets[id as usize].dest)
                     .into_iter()

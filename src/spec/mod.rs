@@ -101,16 +101,12 @@ named_enum!(
     }
 );
 
-/// Flit widths the generated datapath supports (rust-hdl widths are fixed at
-/// compile time, so the blocks are built for this list).
+/// Flit widths the blocks are built for (rust-hdl widths are fixed at
+/// compile time); a whole router takes [`crate::limits::ROUTER_FLIT_WIDTHS`].
 pub const FLIT_WIDTHS: [u32; 4] = [8, 16, 32, 64];
-/// Largest network the generator accepts, in nodes.
-pub const MAX_NODES: u64 = 65_536;
-pub const MAX_DIMS: u32 = 8;
-pub const MAX_HYPERCUBE_DIMS: u32 = 16;
-pub const MAX_RADIX: u32 = 256;
-pub const MAX_VCS: u32 = 16;
-pub const MAX_BUFFER_DEPTH: u32 = 256;
+pub use crate::limits::{
+    MAX_BUFFER_DEPTH, MAX_DIMS, MAX_HYPERCUBE_DIMS, MAX_NODES, MAX_RADIX, MAX_VCS,
+};
 /// On/off flow control: the round trip of a level in cycles
 /// (docs/interface.md): the level a receiver computes in cycle t is obeyed
 /// by the sender from t + 1, so two flits can arrive beyond the occupancy
@@ -224,12 +220,14 @@ impl SpecInput {
 
         let dims = self.dims.unwrap_or(2);
         pick("dims", self.dims.is_some());
-        let max_dims = if topology == Topology::Hypercube {
-            MAX_HYPERCUBE_DIMS
-        } else {
-            MAX_DIMS
-        };
-        let dims = in_range("--dims", dims, 1, max_dims as i64, "dimensions n")?;
+        let max_dims = crate::limits::max_dims(topology);
+        let dims = in_range(
+            "--dims",
+            dims,
+            1,
+            max_dims as i64,
+            &format!("the dimensions n of a {topology} (docs/limits.md)"),
+        )?;
 
         let default_radix = if topology == Topology::Hypercube {
             2
@@ -265,7 +263,8 @@ impl SpecInput {
         if nodes > MAX_NODES {
             return Err(Error::invalid(format!(
                 "a {radix}-ary {dims}-dimensional {topology} has {} nodes; routergen \
-                 accepts networks of at most {MAX_NODES} nodes: lower --radix or --dims",
+                 accepts networks of at most {MAX_NODES} nodes (docs/limits.md): lower \
+                 --radix or --dims",
                 if nodes == u64::MAX {
                     "more than 2^64".to_string()
                 } else {
@@ -320,11 +319,12 @@ impl SpecInput {
 
         let flit_width = self.flit_width.unwrap_or(16);
         pick("flit_width", self.flit_width.is_some());
-        if !FLIT_WIDTHS.iter().any(|&w| w as i64 == flit_width) {
+        let widths = crate::limits::ROUTER_FLIT_WIDTHS;
+        if !widths.iter().any(|&w| w as i64 == flit_width) {
             return Err(Error::invalid(format!(
                 "--flit-width {flit_width} is not supported; allowed: {} bits (the \
                  generated blocks are built for these widths)",
-                one_of(&FLIT_WIDTHS)
+                one_of(&widths)
             )));
         }
         let flit_width = flit_width as u32;
@@ -362,22 +362,41 @@ impl SpecInput {
                  --table none, full or meta",
             ));
         }
-        if table == TableStorage::Full && nodes > 4096 {
-            return Err(Error::invalid(format!(
-                "--table full needs one entry per node, {nodes} here; routergen builds full \
-                 tables of at most 4096 entries: use --table economical or meta"
-            )));
+        match table {
+            TableStorage::Economical if dims > crate::limits::MAX_ECONOMICAL_DIMS => {
+                return Err(Error::invalid(format!(
+                    "--table economical holds 3^n entries for at most {} dimensions (3^{} \
+                     = 81 entries, docs/limits.md), not {dims}: use --table none",
+                    crate::limits::MAX_ECONOMICAL_DIMS,
+                    crate::limits::MAX_ECONOMICAL_DIMS
+                )));
+            }
+            TableStorage::Full if nodes > crate::limits::MAX_FULL_TABLE_NODES => {
+                return Err(Error::invalid(format!(
+                    "--table full needs one entry per node and its reset contents are a ROM \
+                     of nodes x entries: routergen builds it for networks of at most {} \
+                     nodes (docs/limits.md), not {nodes}: use --table economical, meta or none",
+                    crate::limits::MAX_FULL_TABLE_NODES
+                )));
+            }
+            TableStorage::Meta if nodes > crate::limits::MAX_META_TABLE_NODES => {
+                return Err(Error::invalid(format!(
+                    "--table meta's reset contents are a ROM of nodes x entries: routergen \
+                     builds it for networks of at most {} nodes (docs/limits.md), not \
+                     {nodes}: use --table economical or none",
+                    crate::limits::MAX_META_TABLE_NODES
+                )));
+            }
+            _ => {}
         }
 
         let lookahead = self.lookahead.unwrap_or(false);
         pick("lookahead", self.lookahead.is_some());
 
         let deterministic = algorithm.adaptivity() == Adaptivity::Deterministic;
-        let path_selection = self.path_selection.unwrap_or(if deterministic {
-            PathSelection::StaticXy
-        } else {
-            PathSelection::MaxCredit
-        });
+        let path_selection = self
+            .path_selection
+            .unwrap_or(default_path_selection(algorithm));
         pick("path_selection", self.path_selection.is_some());
         if deterministic && path_selection != PathSelection::StaticXy {
             return Err(Error::invalid(format!(
@@ -444,6 +463,17 @@ impl SpecInput {
             )));
         }
         Ok(Resolved { spec, defaulted })
+    }
+}
+
+/// The path-selection heuristic an algorithm gets by default: STATIC-XY
+/// where there is nothing to choose (deterministic routing), MAX-CREDIT
+/// otherwise (LAPSES §1: with LRU the better choice, for its low cost).
+fn default_path_selection(algorithm: Algorithm) -> PathSelection {
+    if algorithm.adaptivity() == Adaptivity::Deterministic {
+        PathSelection::StaticXy
+    } else {
+        PathSelection::MaxCredit
     }
 }
 
@@ -604,10 +634,7 @@ fn organization_reason(a: Algorithm) -> &'static str {
     }
 }
 
-/// Bits needed to hold every value in `0..=max`.
-pub fn bits_for(max: u32) -> u32 {
-    (32 - max.leading_zeros()).max(1)
-}
+pub use crate::interface::bits_for;
 
 impl RouterSpec {
     pub fn organization(&self) -> Organization {
@@ -624,24 +651,13 @@ impl RouterSpec {
 
     /// Physical ports of one router, the local port included.
     pub fn physical_ports(&self) -> u32 {
-        match self.topology {
-            Topology::Hypercube => self.dims + 1,
-            _ => 2 * self.dims + 1,
-        }
+        crate::interface::physical_ports(self.topology, self.dims)
     }
 
-    /// Bits of one dimension's address field in the head flit.
-    ///
-    /// Relative: a sign and a magnitude; the largest offset is k-1 on a mesh,
-    /// k/2 on a torus (minimal routing), 1 on a hypercube (one bit of the
-    /// XOR of source and destination, survey §5). Absolute: the coordinate.
+    /// Bits F of one dimension's address field in the head flit
+    /// ([`crate::interface::HeadFormat::field_bits`]).
     pub fn address_field_bits(&self) -> u32 {
-        match (self.topology, self.addressing) {
-            (Topology::Hypercube, _) => 1,
-            (Topology::Mesh, Addressing::Relative) => 1 + bits_for(self.radix - 1),
-            (Topology::Torus, Addressing::Relative) => 1 + bits_for(self.radix / 2),
-            (_, Addressing::Absolute) => bits_for(self.radix - 1),
-        }
+        crate::interface::HeadFormat::of(self).field_bits()
     }
 
     /// Width of the routing part of the head flit: the address fields, plus
@@ -657,25 +673,57 @@ impl RouterSpec {
         address + lookahead
     }
 
-    /// A name for this configuration, usable as a Verilog module name.
+    /// A name for this configuration, usable as a Verilog module name
+    /// (docs/interface.md, "Module and clocking"). Every setting that
+    /// changes the RTL changes the name, so two variants can sit in one
+    /// design: `router_<algorithm>_<topology><n>d_k<k>_v<V>_w<W>_d<D>`, then
+    /// `_abs` (absolute addressing without a table), `_la` (look-ahead),
+    /// the path-selection heuristic where it is not the algorithm's default
+    /// (`_lru`, `_lfu`, `_maxcredit`, `_minmux`, `_staticxy`), the table
+    /// (`_es`, `_full`, `_meta`), `_onoff`, `_bram`, and the datapath
+    /// (`_sliced`, `_vcports`).
     pub fn name(&self) -> String {
         let topo = match self.topology {
             Topology::Mesh => format!("mesh{}d_k{}", self.dims, self.radix),
             Topology::Torus => format!("torus{}d_k{}", self.dims, self.radix),
             Topology::Hypercube => format!("hypercube{}d", self.dims),
         };
-        format!(
-            "router_{}_{}_v{}_w{}{}",
+        let mut name = format!(
+            "router_{}_{}_v{}_w{}_d{}",
             self.algorithm.to_string().replace('-', "_"),
             topo,
             self.vcs,
             self.flit_width,
-            match self.datapath {
-                RouterDatapath::Unified => "",
-                RouterDatapath::Sliced => "_sliced",
-                RouterDatapath::VcPorts => "_vcports",
-            }
-        )
+            self.buffer_depth
+        );
+        if self.addressing == Addressing::Absolute && self.table == TableStorage::None {
+            name.push_str("_abs");
+        }
+        if self.lookahead {
+            name.push_str("_la");
+        }
+        if self.path_selection != default_path_selection(self.algorithm) {
+            name.push('_');
+            name.push_str(&self.path_selection.to_string().replace('-', ""));
+        }
+        name.push_str(match self.table {
+            TableStorage::None => "",
+            TableStorage::Economical => "_es",
+            TableStorage::Full => "_full",
+            TableStorage::Meta => "_meta",
+        });
+        if self.flow_control == FlowControl::OnOff {
+            name.push_str("_onoff");
+        }
+        if self.buffers == BufferStorage::Bram {
+            name.push_str("_bram");
+        }
+        name.push_str(match self.datapath {
+            RouterDatapath::Unified => "",
+            RouterDatapath::Sliced => "_sliced",
+            RouterDatapath::VcPorts => "_vcports",
+        });
+        name
     }
 
     /// The spec as TOML; reading it back gives the same spec.
@@ -690,7 +738,16 @@ impl RouterSpec {
             ("dims", self.dims.to_string()),
             ("radix", self.radix.to_string()),
             ("algorithm", self.algorithm.to_string()),
-            ("ports", self.ports.to_string()),
+            (
+                "ports",
+                format!(
+                    "{p} [Chien's crossbar size P: {} of {p}x{p}; the router has {} physical \
+                     ports]",
+                    crossbar_count(self.organization()),
+                    self.physical_ports(),
+                    p = self.ports
+                ),
+            ),
             ("vcs", self.vcs.to_string()),
             ("flit_width", self.flit_width.to_string()),
             ("buffer_depth", self.buffer_depth.to_string()),
