@@ -39,7 +39,7 @@ fpga-all: tools
 	done; \
 	if [ -n "$$failed" ]; then echo "fpga-all: no bitstream for:$$failed"; exit 1; fi
 
-# The performance point of the README: 5 ports, 2 VCs, 32-bit flits,
+# The performance point of docs/performance.md: 5 ports, 2 VCs, 32-bit flits,
 # 4 flits per VC, dimension order on a 2-D mesh, on iCE40-HX8K and ECP5.
 PERF_SPEC := --algo dor --vcs 2 --flit-width 32 --depth 4
 synth-perf: tools
@@ -57,11 +57,11 @@ compare-chien: tools
 sim-matrix:
 	$(CARGO) test --lib sim::tests::every_algorithm -- --ignored --nocapture
 
-# Router-cycles per second of each engine on an 8x8 mesh (README figures).
+# Router-cycles per second of each engine on an 8x8 mesh (docs/sim.md figures).
 sim-bench:
 	$(CARGO) run --release -- bench
 
-# The example plot of the README (docs/sim-latency.svg).
+# The example plot of docs/sim.md (docs/sim-latency.svg).
 sim-plot:
 	$(CARGO) run -- sim --algos dor,duato --load 0.1,0.2,0.3,0.4,0.5,0.6 \
 	  --warmup 500 --measure 2000 --svg docs/sim-latency.svg --csv docs/sim-latency.csv

@@ -163,16 +163,16 @@ fn exploration_flags_show_what_each_rule_is_for() {
     assert_eq!(o.status.code(), Some(0));
 }
 
-// The README quotes two `routergen check` outputs; they must stay what the
-// binary prints.
+// docs/check.md quotes two `routergen check` outputs; they must stay what
+// the binary prints.
 #[test]
-fn the_readme_quotes_current_check_output() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+fn the_docs_quote_current_check_output() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/check.md")).unwrap();
     let quoted = |marker: &str| -> String {
-        let start = readme.find(marker).expect("README quotes it") + marker.len();
-        let start = start + readme[start..].find("```\n").unwrap() + 4;
-        readme[start..start + readme[start..].find("```").unwrap()].to_string()
+        let start = doc.find(marker).expect("docs/check.md quotes it") + marker.len();
+        let start = start + doc[start..].find("```\n").unwrap() + 4;
+        doc[start..start + doc[start..].find("```").unwrap()].to_string()
     };
     let (out, _) = text(&run(&[
         "--algo",

@@ -159,7 +159,7 @@ fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
-/// The files the README's output tree lists, for a supported router.
+/// The files the output tree of docs/generate.md lists, for a supported router.
 fn expected_files(name: &str) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = [
         "Makefile".to_string(),
