@@ -32,8 +32,11 @@ pub fn lint(verilog: &str, top: &str) -> Result<Vec<String>, ToolError> {
 /// A top-level port: its Verilog name, width in bits (at most 64) and direction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Port {
+    /// The port's name in the Verilog.
     pub name: String,
+    /// Its width in bits.
     pub width: usize,
+    /// True for an input, false for an output.
     pub input: bool,
 }
 
