@@ -10,6 +10,7 @@ use crate::spec::{
     TableStorage, Topology,
 };
 
+/// The whole command line: a subcommand, or the generation flags.
 #[derive(Debug, Parser)]
 #[command(
     name = "routergen",
@@ -26,9 +27,11 @@ use crate::spec::{
     subcommand_negates_reqs = true
 )]
 pub struct Cli {
+    /// The subcommand; none means generate an output directory.
     #[command(subcommand)]
     pub command: Option<Command>,
 
+    /// The router specification, for generation.
     #[command(flatten)]
     pub spec: SpecArgs,
 
@@ -41,6 +44,7 @@ pub struct Cli {
     pub tech: Option<PathBuf>,
 }
 
+/// The subcommands, each with its arguments.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Chien's cost and speed model: module gates and delays, setup delay,
@@ -93,8 +97,10 @@ pub enum Command {
     Bench(BenchArgs),
 }
 
+/// The arguments of `routergen synth`.
 #[derive(Debug, Args)]
 pub struct SynthArgs {
+    /// The router specification.
     #[command(flatten)]
     pub spec: SpecArgs,
 
@@ -125,8 +131,10 @@ pub struct SynthArgs {
     pub tech: Option<PathBuf>,
 }
 
+/// The arguments of `routergen sim`.
 #[derive(Debug, Args)]
 pub struct SimArgs {
+    /// The router specification.
     #[command(flatten)]
     pub spec: SpecArgs,
 
@@ -221,6 +229,7 @@ pub struct SimArgs {
     pub channels: bool,
 }
 
+/// The arguments of `routergen bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Engines to measure, comma-separated.
@@ -251,12 +260,14 @@ pub struct BenchArgs {
     pub threads: u32,
 }
 
+/// The arguments of `routergen fpga`.
 #[derive(Debug, Args)]
 pub struct FpgaArgs {
     /// Board: icebreaker, hx8k-breakout, ulx3s or orangecrab.
     #[arg(long, value_name = "BOARD")]
     pub board: String,
 
+    /// The router specification.
     #[command(flatten)]
     pub spec: SpecArgs,
 
@@ -269,6 +280,7 @@ pub struct FpgaArgs {
     pub build: bool,
 }
 
+/// The arguments of `routergen block`.
 #[derive(Debug, Args)]
 pub struct BlockArgs {
     /// Block name: crossbar, flow-control-unit, routing-arbiter,
@@ -445,12 +457,31 @@ impl SpecArgs {
     }
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
+/// Output format of `routergen model`.
+#[derive(Debug, Clone, Copy)]
 pub enum Format {
+    /// The report as text.
     Text,
+    /// The report as JSON.
     Json,
 }
 
+// By hand rather than derived: a derived ValueEnum would turn the variants'
+// doc comments into a per-value list in `--help`.
+impl ValueEnum for Format {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Format::Text, Format::Json]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(match self {
+            Format::Text => "text",
+            Format::Json => "json",
+        }))
+    }
+}
+
+/// The arguments of `routergen model`.
 #[derive(Debug, Args)]
 pub struct ModelArgs {
     /// Routing algorithm (names as for the main command).
@@ -493,6 +524,7 @@ pub struct ModelArgs {
     pub paper_tables: bool,
 }
 
+/// The arguments of `routergen check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Routing algorithm (names as for the main command).

@@ -274,8 +274,7 @@ pub const NODE_VERILOG: &str = include_str!("../templates/fpga/routergen_node.v"
 pub const UART_VERILOG: &str = include_str!("../templates/fpga/routergen_uart_report.v");
 
 fn render(template: &str, ctx: &tera::Context, what: &str) -> Result<String> {
-    tera::Tera::one_off(template, ctx, false)
-        .map_err(|e| Error::InvalidSpec(format!("{what} template: {e}")))
+    tera::Tera::one_off(template, ctx, false).map_err(|e| Error::template(what, &e))
 }
 
 /// `routergen_mesh2x2` for `spec`.
@@ -451,15 +450,7 @@ pub fn build(spec: &RouterSpec, board: &Board, dir: &Path) -> Result<BuildReport
     let family = board.family();
     crate::synth::check_tools(board.target)?;
     let packer = family.packer();
-    if crate::flows::find_tool(packer).is_none() {
-        return Err(tool_error(crate::flows::ToolError::new(
-            packer,
-            format!(
-                "is not on PATH nor in .venv ({}); testbench/install-tools.sh installs it",
-                crate::flows::tool_source(packer)
-            ),
-        )));
-    }
+    crate::flows::require(packer, Some("the bitstream"))?;
     let work = TempDir::new("fpga").map_err(tool_error)?;
     let w = work.path();
     let mut files = sources(spec, board);

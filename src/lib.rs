@@ -7,6 +7,7 @@
 pub mod algo;
 pub mod blocks;
 pub mod cli;
+pub mod commands;
 pub mod emit;
 pub mod error;
 pub mod flows;

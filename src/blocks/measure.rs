@@ -28,10 +28,7 @@ pub struct Measurement {
 pub fn measure(kind: BlockKind, params: &BlockParams, tech: &Technology) -> Result<Measurement> {
     let verilog = kind.verilog(params)?;
     let top = kind.module_name(params);
-    let cells = yosys::synth_gates(&verilog, &top).map_err(|e| Error::Output {
-        path: top.clone().into(),
-        message: e.to_string(),
-    })?;
+    let cells = yosys::synth_gates(&verilog, &top)?;
     let (chien_gates, param) = match kind.chien_module() {
         Some((module, Some(p))) => {
             let v = p.get(params);

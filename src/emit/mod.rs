@@ -77,8 +77,7 @@ fn node_id_value(spec: &RouterSpec, node: u32, width: u32) -> Result<u64> {
 }
 
 fn render(template: &str, ctx: &tera::Context, what: &str) -> Result<String> {
-    tera::Tera::one_off(template, ctx, false)
-        .map_err(|e| Error::InvalidSpec(format!("{what} template: {e:?}")))
+    tera::Tera::one_off(template, ctx, false).map_err(|e| Error::template(what, &e))
 }
 
 /// The files under `tb/` and `synth/` and the `Makefile` for `spec`, whose

@@ -57,6 +57,26 @@ pub fn tool_source(tool: &str) -> String {
     format!("package {tool}")
 }
 
+/// The error for a missing `tool`: where it comes from and how to
+/// install it, and what needs it when `needed_for` says.
+pub fn missing_tool(tool: &str, needed_for: Option<&str>) -> ToolError {
+    let purpose = needed_for.map_or(String::new(), |w| format!("; {w} needs it"));
+    ToolError::new(
+        tool,
+        format!(
+            "not found on PATH nor in .venv ({}){purpose}; `make tools` \
+             (testbench/install-tools.sh) installs it",
+            tool_source(tool)
+        ),
+    )
+}
+
+/// The full path of `tool` ([`find_tool`]), or the error of
+/// [`missing_tool`].
+pub fn require(tool: &str, needed_for: Option<&str>) -> Result<PathBuf, ToolError> {
+    find_tool(tool).ok_or_else(|| missing_tool(tool, needed_for))
+}
+
 /// For tests that need an external tool: `true` if it is present. When it
 /// is missing, the test is skipped with a message, except under `CI=true`,
 /// where a missing tool is a failure, never a silent skip.
@@ -85,7 +105,9 @@ use std::process::Command;
 /// A failure to run an external tool, or output it did not accept.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolError {
+    /// The executable, e.g. `yosys`.
     pub tool: String,
+    /// What went wrong, e.g. the tail of the tool's output.
     pub message: String,
 }
 
@@ -113,6 +135,7 @@ pub struct TempDir {
 }
 
 impl TempDir {
+    /// A new empty directory, named `routergen-PREFIX-` and a random suffix.
     pub fn new(prefix: &str) -> Result<TempDir, ToolError> {
         let dir = tempfile::Builder::new()
             .prefix(&format!("routergen-{prefix}-"))
@@ -123,6 +146,7 @@ impl TempDir {
         Ok(TempDir { dir })
     }
 
+    /// Where the directory is.
     pub fn path(&self) -> &std::path::Path {
         self.dir.path()
     }
@@ -140,8 +164,11 @@ impl TempDir {
 /// What a tool run printed.
 #[derive(Debug, Clone)]
 pub struct RunOutput {
+    /// Whether the tool exited with status 0.
     pub success: bool,
+    /// What it printed on stdout (lossy UTF-8).
     pub stdout: String,
+    /// What it printed on stderr (lossy UTF-8).
     pub stderr: String,
 }
 
@@ -151,15 +178,7 @@ pub(crate) fn run(
     args: &[&str],
     dir: &std::path::Path,
 ) -> Result<RunOutput, ToolError> {
-    let exe = find_tool(tool).ok_or_else(|| {
-        ToolError::new(
-            tool,
-            format!(
-                "not found on PATH nor in .venv ({}; testbench/install-tools.sh installs it)",
-                tool_source(tool)
-            ),
-        )
-    })?;
+    let exe = require(tool, None)?;
     let out = Command::new(exe)
         .args(args)
         .current_dir(dir)

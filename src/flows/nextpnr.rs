@@ -14,7 +14,9 @@ use super::{run, ToolError};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Family {
+    /// Lattice iCE40 (nextpnr-ice40, icepack).
     Ice40,
+    /// Lattice ECP5 (nextpnr-ecp5, ecppack).
     Ecp5,
 }
 
@@ -29,6 +31,7 @@ impl Family {
         }
     }
 
+    /// The nextpnr executable of the family.
     pub fn nextpnr(self) -> &'static str {
         match self {
             Family::Ice40 => "nextpnr-ice40",
@@ -36,6 +39,7 @@ impl Family {
         }
     }
 
+    /// The bitstream packer of the family.
     pub fn packer(self) -> &'static str {
         match self {
             Family::Ice40 => "icepack",
@@ -63,9 +67,11 @@ impl Family {
 /// One device: family, nextpnr device flag and package.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Device {
+    /// The FPGA family.
     pub family: Family,
     /// e.g. `--up5k`, `--hx8k`, `--25k`, `--85k`.
     pub flag: &'static str,
+    /// The package, as nextpnr's `--package` names it, e.g. `sg48`.
     pub package: &'static str,
 }
 
@@ -87,6 +93,7 @@ impl PnrResult {
         self.fmax_mhz.values().copied().reduce(f64::min)
     }
 
+    /// (used, available) of bel type `bel`, if nextpnr reported it.
     pub fn used(&self, bel: &str) -> Option<(u64, u64)> {
         self.utilization.get(bel).copied()
     }

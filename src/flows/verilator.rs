@@ -32,8 +32,11 @@ pub fn lint(verilog: &str, top: &str) -> Result<Vec<String>, ToolError> {
 /// A top-level port: its Verilog name, width in bits (at most 64) and direction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Port {
+    /// The port's name in the Verilog.
     pub name: String,
+    /// Its width in bits.
     pub width: usize,
+    /// True for an input, false for an output.
     pub input: bool,
 }
 
@@ -44,7 +47,7 @@ pub fn cpp_name(verilog_name: &str) -> String {
 
 /// A C++ harness: reads one line per cycle of hex input values (in the
 /// order of the input ports, clock excluded) from the file named by
-/// argv[1]; each cycle it applies them with the clock low, evaluates,
+/// `argv[1]`; each cycle it applies them with the clock low, evaluates,
 /// prints every output in hex (in port order), then raises the clock and
 /// evaluates again.
 pub fn harness(top: &str, ports: &[Port], clock: &str) -> String {

@@ -17,10 +17,12 @@ pub struct CellCounts {
 }
 
 impl CellCounts {
+    /// All cells, of every type.
     pub fn total(&self) -> u64 {
         self.cells.values().sum()
     }
 
+    /// Cells of type `cell` (0 if none).
     pub fn count(&self, cell: &str) -> u64 {
         self.cells.get(cell).copied().unwrap_or(0)
     }

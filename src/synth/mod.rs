@@ -24,7 +24,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::flows::nextpnr::{self, Device, Family};
 use crate::flows::yosys::{self, CellCounts, GATE_LIBRARY};
-use crate::flows::{find_tool, tool_source, TempDir, ToolError};
+use crate::flows::{require, TempDir, ToolError};
 use crate::router;
 use crate::spec::RouterSpec;
 use hierarchy::{block_info, Hierarchy};
@@ -207,27 +207,15 @@ pub struct SynthReport {
 /// missing.
 pub fn check_tools(target: Target) -> Result<()> {
     for tool in target.tools() {
-        if find_tool(tool).is_none() {
-            return Err(tool_error(ToolError::new(
-                tool,
-                format!(
-                    "needed for --target {} is not on PATH nor in .venv ({}); \
-                     testbench/install-tools.sh installs it",
-                    target.name(),
-                    tool_source(tool)
-                ),
-            )));
-        }
+        let purpose = format!("synthesis for target {}", target.name());
+        require(tool, Some(&purpose))?;
     }
     Ok(())
 }
 
 /// A tool failure as a routergen error (exit status 1).
 pub(crate) fn tool_error(e: ToolError) -> Error {
-    Error::Output {
-        path: PathBuf::from(&e.tool),
-        message: e.message,
-    }
+    Error::from(e)
 }
 
 /// The Yosys script: a hierarchical synthesis whose `stat -json` goes to

@@ -141,7 +141,7 @@ pub fn wrap(verilog: &str, router: &str) -> Result<Wrapper> {
     ctx.insert("in_bits", &in_bits);
     ctx.insert("out_bits", &out_bits);
     let text = tera::Tera::one_off(TEMPLATE, &ctx, false)
-        .map_err(|e| Error::InvalidSpec(format!("scan wrapper template: {e}")))?;
+        .map_err(|e| Error::template("scan wrapper", &e))?;
     Ok(Wrapper {
         verilog: text,
         input_bits: in_bits,
