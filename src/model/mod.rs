@@ -11,6 +11,7 @@ pub mod tech;
 
 use serde::Serialize;
 
+use crate::algo::ChienModel;
 use crate::spec::{Adaptivity, Algorithm, Datapath, RouterSpec, Topology};
 pub use tech::Technology;
 
@@ -113,13 +114,11 @@ impl ModelInput {
 
     /// The virtual channels Chien's §5 assumes for each algorithm he studies
     /// (dimension order and turn model none, planar-adaptive 3, *-channels
-    /// 2); for the others, the deadlock minimum.
+    /// 2: [`ChienModel::Studied`]); for the others, the deadlock minimum.
     pub fn chien_vcs(algorithm: Algorithm, topology: Topology, dims: u32) -> u32 {
-        match algorithm {
-            Algorithm::DimensionOrder | Algorithm::NegativeFirst => 1,
-            Algorithm::PlanarAdaptive => 3,
-            Algorithm::StarChannels => 2,
-            _ => algorithm.min_vcs(topology, dims),
+        match algorithm.routing().chien() {
+            ChienModel::Studied { vcs, .. } => vcs,
+            ChienModel::CostedAs { .. } => algorithm.min_vcs(topology, dims),
         }
     }
 
@@ -296,23 +295,10 @@ pub fn evaluate(input: &ModelInput, tech: &Technology) -> CostReport {
             input.vcs, min, input.algorithm, input.topology
         ));
     }
-    if matches!(
-        input.algorithm,
-        Algorithm::Duato | Algorithm::WestFirst | Algorithm::NorthLast
-    ) {
+    if let ChienModel::CostedAs { like, section } = input.algorithm.routing().chien() {
         notes.push(format!(
-            "Chien does not model {}; it is costed with the organization of {} (§5.{})",
-            input.algorithm,
-            if input.algorithm == Algorithm::Duato {
-                "*-channels"
-            } else {
-                "the turn model"
-            },
-            if input.algorithm == Algorithm::Duato {
-                4
-            } else {
-                3
-            }
+            "Chien does not model {}; it is costed with the organization of {like} (§5.{section})",
+            input.algorithm
         ));
     }
 
