@@ -44,7 +44,8 @@ impl RoutingAlgorithm for Duato {
     /// classes, 2 VCs on meshes and hypercubes (LAPSES §2.3) and 3 on a
     /// torus (dateline escape; Quaglia et al. §3: "at least three virtual
     /// channels" on a 2-D torus). `routergen check` proves these and finds
-    /// a cycle with one fewer.
+    /// a cycle with one fewer (except on a single ring of odd radix, where
+    /// the adaptive hop is the escape hop).
     fn classes(&self, topology: Topology, dims: usize, knobs: Knobs) -> ClassLayout {
         escape_layout(topology, dims, knobs)
     }

@@ -60,11 +60,14 @@ pub type NodeId = u32;
 /// Direction of travel along a dimension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dir {
+    /// Toward higher coordinates.
     Plus,
+    /// Toward lower coordinates.
     Minus,
 }
 
 impl Dir {
+    /// The opposite direction.
     pub fn reverse(self) -> Dir {
         match self {
             Dir::Plus => Dir::Minus,
@@ -72,6 +75,7 @@ impl Dir {
         }
     }
 
+    /// `+` or `-`, as in port names.
     pub fn symbol(self) -> char {
         match self {
             Dir::Plus => '+',
@@ -84,11 +88,19 @@ impl Dir {
 /// dimension and direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Port {
+    /// Injection and ejection.
     Local,
-    Link { dim: u8, dir: Dir },
+    /// The link leaving in direction `dir` of dimension `dim`.
+    Link {
+        /// The dimension.
+        dim: u8,
+        /// The direction along it.
+        dir: Dir,
+    },
 }
 
 impl Port {
+    /// The link port of dimension `dim` in direction `dir`.
     pub fn link(dim: usize, dir: Dir) -> Port {
         Port::Link {
             dim: dim as u8,
@@ -120,8 +132,11 @@ impl fmt::Display for Port {
 /// whether the channel is supplied by the escape sub-function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Hop {
+    /// The output port.
     pub port: Port,
+    /// The virtual channel on it.
     pub vc: u8,
+    /// Whether the channel belongs to the escape sub-function.
     pub escape: bool,
 }
 
@@ -130,11 +145,14 @@ pub struct Hop {
 /// when it was just injected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Input {
+    /// The direction the message was travelling (`Local` when injected).
     pub port: Port,
+    /// The virtual channel it arrived on.
     pub vc: u8,
 }
 
 impl Input {
+    /// A message just injected at its source.
     pub const INJECTED: Input = Input {
         port: Port::Local,
         vc: 0,
@@ -144,8 +162,11 @@ impl Input {
 /// A unidirectional virtual channel: leaves `node` through `port` on `vc`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Channel {
+    /// The node the channel leaves.
     pub node: NodeId,
+    /// The port it leaves by.
     pub port: Port,
+    /// Its virtual channel.
     pub vc: u8,
 }
 
@@ -157,8 +178,11 @@ pub const MAX_NODES: u64 = 1 << 20;
 /// A concrete network: topology, n dimensions, k nodes per dimension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Network {
+    /// Mesh, torus or hypercube.
     pub topology: Topology,
+    /// Dimensions n.
     pub dims: u32,
+    /// Nodes per dimension k (2 on a hypercube).
     pub radix: u32,
     /// radix^d for d = 0..=dims (coordinates are on every hot path).
     stride: [u32; 33],
@@ -204,26 +228,32 @@ impl Network {
         })
     }
 
+    /// Nodes in the network, k^n.
     pub fn nodes(&self) -> u32 {
         self.stride[self.n()]
     }
 
+    /// Dimensions n, as an index bound.
     pub fn n(&self) -> usize {
         self.dims as usize
     }
 
+    /// Whether the network has wraparound links.
     pub fn is_torus(&self) -> bool {
         self.topology == Topology::Torus
     }
 
+    /// Coordinate of `node` in dimension `dim`.
     pub fn coord(&self, node: NodeId, dim: usize) -> u32 {
         (node / self.stride[dim]) % self.radix
     }
 
+    /// All coordinates of `node`, dimension 0 first.
     pub fn coords(&self, node: NodeId) -> Vec<u32> {
         (0..self.n()).map(|d| self.coord(node, d)).collect()
     }
 
+    /// The node at `coords` (dimension 0 first; each taken modulo k).
     pub fn node_at(&self, coords: &[u32]) -> NodeId {
         coords
             .iter()
@@ -385,6 +415,9 @@ pub struct VcMap {
 }
 
 impl VcMap {
+    /// Assigns `vcs` virtual channels to the classes of each dimension
+    /// (`classes_per_dim[d]` classes in dimension d), extra ones as lanes of
+    /// class `lanes_to` or round-robin.
     pub fn new(classes_per_dim: &[usize], vcs: u8, lanes_to: Option<usize>) -> VcMap {
         let map = classes_per_dim
             .iter()
@@ -393,6 +426,7 @@ impl VcMap {
         VcMap { map }
     }
 
+    /// The virtual channels of `class` in dimension `dim`.
     pub fn vcs(&self, dim: usize, class: usize) -> &[u8] {
         &self.map[dim][class]
     }
@@ -449,6 +483,7 @@ impl Default for Knobs {
 /// Which routing function a [`Relation`] computes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind {
+    /// A registered algorithm ([`Algorithm::routing`]).
     Shipped(Algorithm),
     /// Generic 2-D turn model with an explicit set of prohibited turns,
     /// permitting every other turn, minimal or not (survey §6.2): for
@@ -463,10 +498,15 @@ pub enum Kind {
 /// allocates nothing beyond growing the caller's buffer.
 #[derive(Debug, Clone)]
 pub struct Relation {
+    /// The network it routes on.
     pub net: Network,
+    /// Which routing function it computes.
     pub kind: Kind,
+    /// Virtual channels per physical channel.
     pub vcs: u8,
+    /// The rules in place.
     pub knobs: Knobs,
+    /// The virtual channels of each class.
     pub vc_map: VcMap,
 }
 
@@ -477,6 +517,8 @@ impl Relation {
         Self::with_knobs(algorithm, net, vcs, Knobs::default())
     }
 
+    /// [`Relation::new`] with some rules removed ([`Knobs`]), for the
+    /// checker's explorations.
     pub fn with_knobs(
         algorithm: Algorithm,
         net: Network,
@@ -556,6 +598,8 @@ impl Relation {
         matches!(&self.kind, Kind::Shipped(a) if a.routing().is_deterministic())
     }
 
+    /// The relation's name in reports: the algorithm, or the turn set or
+    /// plane it routes.
     pub fn name(&self) -> String {
         match &self.kind {
             Kind::Shipped(a) => a.to_string(),

@@ -52,7 +52,10 @@
 //! hop, and a d_{i+1}-only cycle is one ring broken by its own dateline. That
 //! is 8 VCs for n = 2 and 10 for n >= 3 (middle dimensions carry both
 //! roles), which the checker proves. A destination k/2 away takes the plus
-//! direction, so the sub-networks are well defined.
+//! direction, so the sub-networks are well defined. One VC fewer folds the
+//! last second-dimension class onto VC 0: the checker finds a cycle on the
+//! 5-ary 2-cube and the 4-ary 3-cube, not on the 3- and 4-ary 2-cubes or the
+//! 3-ary 3-cube; the minimum is the class count on every radix.
 
 use super::routing::{dateline_classes, ChienModel, ClassLayout, RoutingAlgorithm};
 use super::{Dir, Hop, Kind, Knobs, Network, NodeId, Port, Relation, VcMap};
@@ -291,6 +294,7 @@ fn route(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Hop>) {
 /// (`plane_slices_permit_exactly_the_planar_relation`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Plane {
+    /// The plane's number i: it spans dimensions d_i and d_{i+1}.
     pub index: usize,
     /// The last plane, A_{n-2}, which finishes both of its dimensions.
     pub last: bool,

@@ -53,7 +53,9 @@ impl RoutingAlgorithm for StarChannels {
     /// direction ([`escape_layout`]): 3 VCs. The survey (§6.1) counts five
     /// per bidirectional link; with the same V on every channel that rounds
     /// up to 3. Chien's cost model (§5.4) assumes V = 2. `routergen check`
-    /// proves 3 (Duato's extended dependency graph) and finds a cycle with 2.
+    /// proves 3 (Duato's extended dependency graph) and finds a cycle with 2
+    /// once there are two dimensions (on a single ring of odd radix there is
+    /// no non-star hop, and 2 would do).
     fn classes(&self, topology: Topology, dims: usize, knobs: Knobs) -> ClassLayout {
         escape_layout(topology, dims, knobs)
     }

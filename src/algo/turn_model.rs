@@ -42,13 +42,18 @@ use crate::spec::{Organization, RouterDatapath, Topology};
 /// A compass direction of a 2-D mesh (survey §6.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Compass {
+    /// +y.
     North,
+    /// +x.
     East,
+    /// -y.
     South,
+    /// -x.
     West,
 }
 
 impl Compass {
+    /// The link port of the direction.
     pub fn port(self) -> Port {
         match self {
             Compass::East => Port::link(0, Dir::Plus),
@@ -58,6 +63,7 @@ impl Compass {
         }
     }
 
+    /// The direction of a link port of dimension 0 or 1; `None` otherwise.
     pub fn of(port: Port) -> Option<Compass> {
         match port {
             Port::Link {
@@ -93,7 +99,9 @@ impl Compass {
 /// A 90-degree turn from travelling `from` to travelling `to`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Turn {
+    /// The direction travelled before the turn.
     pub from: Compass,
+    /// The direction travelled after it.
     pub to: Compass,
 }
 
@@ -128,10 +136,12 @@ pub const COUNTER_CLOCKWISE: [Turn; 4] = [
 /// A set of prohibited turns of a 2-D mesh.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TurnSet {
+    /// The prohibited turns, sorted, without repeats.
     pub prohibited: Vec<Turn>,
 }
 
 impl TurnSet {
+    /// The set of `prohibited` turns.
     pub fn new(prohibited: &[Turn]) -> TurnSet {
         let mut p = prohibited.to_vec();
         p.sort();
@@ -154,6 +164,7 @@ impl TurnSet {
         TurnSet::new(&[turn(North, West), turn(East, South)])
     }
 
+    /// Whether turn `t` is prohibited.
     pub fn prohibits(&self, t: Turn) -> bool {
         self.prohibited.contains(&t)
     }

@@ -60,8 +60,11 @@ algorithms!(
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Adaptivity {
+    /// One output per packet (dimension order).
     Deterministic,
+    /// A choice among some minimal outputs (planar-adaptive, the turn model).
     PartiallyAdaptive,
+    /// A choice among every minimal output (*-channels, Duato).
     FullyAdaptive,
 }
 
@@ -80,6 +83,7 @@ pub enum Datapath {
 /// The datapath an algorithm needs on a given topology and dimension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Organization {
+    /// How the crossbar is partitioned.
     pub datapath: Datapath,
     /// Number of crossbars (slices).
     pub crossbars: u32,

@@ -533,10 +533,13 @@ fn in_range(flag: &str, value: i64, lo: i64, hi: i64, what: &str) -> Result<u32>
     Ok(value as u32)
 }
 
+/// The algorithm's name in prose ([`crate::algo::RoutingAlgorithm::title`]).
 fn algorithm_title(a: Algorithm) -> &'static str {
     a.routing().title()
 }
 
+/// Why the algorithm needs its minimum of virtual channels
+/// ([`crate::algo::RoutingAlgorithm::vc_reason`]).
 fn vc_reason(a: Algorithm, t: Topology, dims: u32) -> String {
     a.routing().vc_reason(t, dims)
 }
@@ -560,6 +563,8 @@ fn crossbar_count(org: Organization) -> String {
     }
 }
 
+/// Why Chien's organization for the algorithm is what it is
+/// ([`crate::algo::RoutingAlgorithm::organization_reason`]).
 fn organization_reason(a: Algorithm) -> &'static str {
     a.routing().organization_reason()
 }
