@@ -8,7 +8,7 @@
 //!   dimension order is made deadlock-free with virtual channels (Dally and
 //!   Seitz), here two dateline classes per ring (survey §8, Cray T3D): class 0
 //!   while the wraparound link is still ahead, class 1 once it is not
-//!   ([`Network::dateline_class`]). A message stays in one class within a
+//!   ([`super::Network::dateline_class`]). A message stays in one class within a
 //!   dimension until it crosses the wraparound link.
 //!
 //! Reading: the Cray T3D (survey §8) instead picks one VC per ring at the

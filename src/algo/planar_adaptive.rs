@@ -285,7 +285,7 @@ fn route(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Hop>) {
 /// either dimension, dimension 0 on its plane class, dimension 1 on the
 /// increasing class when it travels + in dimension 0 and the decreasing
 /// class otherwise (on a torus, each also by dateline class and dimension
-/// 1's classes by dimension 0's dateline phase, as in [`route`]). Once its dimension-0 offset is zero it has finished
+/// 1's classes by dimension 0's dateline phase, as in [`PlanarAdaptive`]). Once its dimension-0 offset is zero it has finished
 /// A_index and leaves by the local port toward the next slice, unless the
 /// plane is the last one, where it finishes dimension 1 on the increasing
 /// class; at its destination it leaves by the local port. Offsets in lower
