@@ -8,7 +8,7 @@
 //!   dimension order is made deadlock-free with virtual channels (Dally and
 //!   Seitz), here two dateline classes per ring (survey §8, Cray T3D): class 0
 //!   while the wraparound link is still ahead, class 1 once it is not
-//!   ([`Network::dateline_class`]). A message stays in one class within a
+//!   ([`super::Network::dateline_class`]). A message stays in one class within a
 //!   dimension until it crosses the wraparound link.
 //!
 //! Reading: the Cray T3D (survey §8) instead picks one VC per ring at the
@@ -22,7 +22,81 @@
 //! On a torus with even radix a destination k/2 away takes the plus
 //! direction, so the relation stays deterministic.
 
-use super::{Hop, NodeId, Port, Relation};
+use super::routing::{dateline_classes, links_per_dim, ChienModel, ClassLayout, RoutingAlgorithm};
+use super::{Hop, Knobs, NodeId, Port, Relation};
+use crate::spec::{Adaptivity, Datapath, Organization, RouterDatapath, Topology};
+
+/// Dimension-order routing, as one object ([`RoutingAlgorithm`]).
+#[derive(Debug, Clone, Copy)]
+pub struct DimensionOrder;
+
+impl RoutingAlgorithm for DimensionOrder {
+    fn title(&self) -> &'static str {
+        "dimension-order routing"
+    }
+
+    fn adaptivity(&self) -> Adaptivity {
+        Adaptivity::Deterministic
+    }
+
+    /// Every topology and dimension (survey §5).
+    fn supports(&self, _: Topology, _: u32) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// One class per dimension; on a torus the two dateline classes
+    /// (survey §5 and §8, Cray T3D), hence 2 VCs there. `routergen check`
+    /// finds the ring cycle with 1 VC for k >= 4; on 3-rings minimal paths
+    /// take one hop per ring, so 1 would do.
+    fn classes(&self, topology: Topology, dims: usize, knobs: Knobs) -> ClassLayout {
+        ClassLayout::uniform(dims, dateline_classes(topology, knobs))
+    }
+
+    fn vc_reason(&self, topology: Topology, _: u32) -> String {
+        if topology == Topology::Torus {
+            "Each ring of a torus is a cycle of channels; two VCs with a dateline break it \
+             (survey §5 and §8, Cray T3D)."
+                .into()
+        } else {
+            String::new()
+        }
+    }
+
+    /// Figure 5: per dimension, inputs D+, D- and from a higher dimension;
+    /// outputs D+, D- and to a lower dimension.
+    fn organization(&self, topology: Topology, dims: u32) -> Organization {
+        let ports = links_per_dim(topology) + 1;
+        Organization {
+            datapath: Datapath::DimensionSlices,
+            crossbars: dims,
+            ports,
+            freedom: ports,
+            classes_per_link: 1,
+        }
+    }
+
+    fn organization_reason(&self) -> &'static str {
+        "one per dimension, Chien §5.1 Figure 5"
+    }
+
+    fn datapaths(&self) -> &'static [RouterDatapath] {
+        &[RouterDatapath::Unified, RouterDatapath::Sliced]
+    }
+
+    fn chien(&self) -> ChienModel {
+        ChienModel::Studied {
+            figure_row: "Dimension order",
+            topology: Topology::Mesh,
+            vcs: 1,
+        }
+    }
+
+    fn route(&self, rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Hop>) {
+        if let Some((port, class)) = next(rel, node, dest) {
+            rel.push_class(out, port, class, false);
+        }
+    }
+}
 
 /// The single dimension-order hop (port and class) from `node` to `dest`,
 /// or `None` at the destination. Shared with the escape sub-functions of
@@ -31,18 +105,12 @@ pub fn next(rel: &Relation, node: NodeId, dest: NodeId) -> Option<(Port, usize)>
     let net = &rel.net;
     let dim = net.lowest_differing_dim(node, dest)?;
     let dir = net.dor_dir(node, dest, dim)?;
-    let class = if net.is_torus() && rel.knobs.dateline {
+    let class = if rel.dateline_classes() == 2 {
         net.dateline_class(node, dest, dim, dir)
     } else {
         0
     };
     Some((Port::link(dim, dir), class))
-}
-
-pub(crate) fn route(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Hop>) {
-    if let Some((port, class)) = next(rel, node, dest) {
-        rel.push_class(out, port, class, false);
-    }
 }
 
 #[cfg(test)]

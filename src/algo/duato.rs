@@ -16,35 +16,109 @@
 //! lowest-dimension-first order as [`super::dimension_order`] everywhere
 //! (either order is connected and deadlock-free; survey §5).
 
-use super::{dimension_order, Hop, NodeId, Port, Relation};
+use super::routing::{
+    dateline_classes, unified_organization, ChienModel, ClassLayout, RoutingAlgorithm,
+};
+use super::{dimension_order, Dir, Hop, Knobs, NodeId, Port, Relation};
+use crate::spec::{Adaptivity, Organization, RouterDatapath, Topology};
 
-pub(crate) fn route(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Hop>) {
-    let net = &rel.net;
-    let adaptive = if rel.knobs.escape {
-        if let Some((port, class)) = dimension_order::next(rel, node, dest) {
-            rel.push_class(out, port, class, true);
+/// Duato's fully adaptive routing, as one object ([`RoutingAlgorithm`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Duato;
+
+impl RoutingAlgorithm for Duato {
+    fn title(&self) -> &'static str {
+        "Duato's fully adaptive routing"
+    }
+
+    fn adaptivity(&self) -> Adaptivity {
+        Adaptivity::FullyAdaptive
+    }
+
+    /// Every topology: the escape sub-network is dimension order.
+    fn supports(&self, _: Topology, _: u32) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// [`escape_layout`]: one adaptive class plus the escape sub-network's
+    /// classes, 2 VCs on meshes and hypercubes (LAPSES §2.3) and 3 on a
+    /// torus (dateline escape; Quaglia et al. §3: "at least three virtual
+    /// channels" on a 2-D torus). `routergen check` proves these and finds
+    /// a cycle with one fewer (except on a single ring of odd radix, where
+    /// the adaptive hop is the escape hop).
+    fn classes(&self, topology: Topology, dims: usize, knobs: Knobs) -> ClassLayout {
+        escape_layout(topology, dims, knobs)
+    }
+
+    fn vc_reason(&self, _: Topology, _: u32) -> String {
+        "It needs an adaptive channel plus the escape sub-network's channels (survey \
+         §6.1; LAPSES §2.3)."
+            .into()
+    }
+
+    /// Built as *-channels is: Figure 8, a crossbar port per channel class
+    /// (escape and adaptive) on every link.
+    fn organization(&self, topology: Topology, dims: u32) -> Organization {
+        unified_organization(topology, dims, 2)
+    }
+
+    fn organization_reason(&self) -> &'static str {
+        "a port per channel class on every link plus the local port, Chien §5.4 Figure 8"
+    }
+
+    fn has_escape(&self) -> bool {
+        true
+    }
+
+    fn datapaths(&self) -> &'static [RouterDatapath] {
+        &[RouterDatapath::Unified, RouterDatapath::VcPorts]
+    }
+
+    fn chien(&self) -> ChienModel {
+        ChienModel::CostedAs {
+            like: "*-channels",
+            section: 4,
         }
-        escape_classes(rel)
-    } else {
-        0
-    };
-    for d in 0..net.n() {
-        let (plus, minus, _) = net.minimal_dirs(node, dest, d);
-        if plus {
-            rel.push_class(out, Port::link(d, super::Dir::Plus), adaptive, false);
-        }
-        if minus {
-            rel.push_class(out, Port::link(d, super::Dir::Minus), adaptive, false);
+    }
+
+    fn route(&self, rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Hop>) {
+        let net = &rel.net;
+        let adaptive = if rel.knobs.escape {
+            if let Some((port, class)) = dimension_order::next(rel, node, dest) {
+                rel.push_class(out, port, class, true);
+            }
+            rel.dateline_classes()
+        } else {
+            0
+        };
+        for d in 0..net.n() {
+            let (plus, minus, _) = net.minimal_dirs(node, dest, d);
+            if plus {
+                rel.push_class(out, Port::link(d, Dir::Plus), adaptive, false);
+            }
+            if minus {
+                rel.push_class(out, Port::link(d, Dir::Minus), adaptive, false);
+            }
         }
     }
 }
 
-/// Number of escape classes: the dateline pair on a torus, else one.
-pub(crate) fn escape_classes(rel: &Relation) -> usize {
-    if rel.net.is_torus() && rel.knobs.dateline {
-        2
+/// The classes of an escape-channel relation (Duato, *-channels): the
+/// escape classes first (the dateline pair on a torus, else one), then the
+/// adaptive class, which also takes the virtual lanes; without the escape
+/// rule ([`Knobs::escape`]) one adaptive class.
+pub fn escape_layout(topology: Topology, dims: usize, knobs: Knobs) -> ClassLayout {
+    if knobs.escape {
+        let ring = dateline_classes(topology, knobs);
+        ClassLayout {
+            per_dim: vec![ring + 1; dims],
+            lanes_to: Some(ring),
+        }
     } else {
-        1
+        ClassLayout {
+            per_dim: vec![1; dims],
+            lanes_to: Some(0),
+        }
     }
 }
 

@@ -1,5 +1,4 @@
-//! Routing relations: the network model and one pure routing function per
-//! algorithm.
+//! Routing relations: the network model and one object per algorithm.
 //!
 //! A [`Relation`] answers, for a message at `node` that arrived on input
 //! channel `input` and is headed for `dest`, the set of output channels
@@ -8,6 +7,11 @@
 //! source of truth: the address decoder and the routing tables are compiled
 //! from it ([`tables`]), the deadlock checker proves it ([`check`]), and the
 //! network simulators ask it whether a hop was legal.
+//!
+//! Each algorithm is one object in a file of its own ([`RoutingAlgorithm`],
+//! reached through [`Algorithm::routing`]): its relation and channel
+//! classes, where it is defined, its minimum virtual channels, Chien's
+//! organization for it and its escape channels, each with the reason.
 //!
 //! ```
 //! use routergen::algo::{check, Input, Network, Relation};
@@ -33,16 +37,21 @@
 pub mod check;
 pub mod dimension_order;
 pub mod duato;
+pub mod negative_first;
+pub mod north_last;
 pub mod planar_adaptive;
+pub mod routing;
 pub mod star_channels;
 pub mod tables;
 pub mod turn_model;
+pub mod west_first;
 
 use std::fmt;
 
 use crate::error::{Error, Result};
 use crate::spec::{Algorithm, Topology};
 
+pub use routing::{ChienModel, ClassLayout, RoutingAlgorithm};
 pub use turn_model::{Turn, TurnSet};
 
 /// Node number, row-major with dimension 0 fastest.
@@ -51,11 +60,14 @@ pub type NodeId = u32;
 /// Direction of travel along a dimension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dir {
+    /// Toward higher coordinates.
     Plus,
+    /// Toward lower coordinates.
     Minus,
 }
 
 impl Dir {
+    /// The opposite direction.
     pub fn reverse(self) -> Dir {
         match self {
             Dir::Plus => Dir::Minus,
@@ -63,6 +75,7 @@ impl Dir {
         }
     }
 
+    /// `+` or `-`, as in port names.
     pub fn symbol(self) -> char {
         match self {
             Dir::Plus => '+',
@@ -75,11 +88,19 @@ impl Dir {
 /// dimension and direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Port {
+    /// Injection and ejection.
     Local,
-    Link { dim: u8, dir: Dir },
+    /// The link leaving in direction `dir` of dimension `dim`.
+    Link {
+        /// The dimension.
+        dim: u8,
+        /// The direction along it.
+        dir: Dir,
+    },
 }
 
 impl Port {
+    /// The link port of dimension `dim` in direction `dir`.
     pub fn link(dim: usize, dir: Dir) -> Port {
         Port::Link {
             dim: dim as u8,
@@ -111,8 +132,11 @@ impl fmt::Display for Port {
 /// whether the channel is supplied by the escape sub-function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Hop {
+    /// The output port.
     pub port: Port,
+    /// The virtual channel on it.
     pub vc: u8,
+    /// Whether the channel belongs to the escape sub-function.
     pub escape: bool,
 }
 
@@ -121,11 +145,14 @@ pub struct Hop {
 /// when it was just injected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Input {
+    /// The direction the message was travelling (`Local` when injected).
     pub port: Port,
+    /// The virtual channel it arrived on.
     pub vc: u8,
 }
 
 impl Input {
+    /// A message just injected at its source.
     pub const INJECTED: Input = Input {
         port: Port::Local,
         vc: 0,
@@ -135,8 +162,11 @@ impl Input {
 /// A unidirectional virtual channel: leaves `node` through `port` on `vc`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Channel {
+    /// The node the channel leaves.
     pub node: NodeId,
+    /// The port it leaves by.
     pub port: Port,
+    /// Its virtual channel.
     pub vc: u8,
 }
 
@@ -148,8 +178,11 @@ pub const MAX_NODES: u64 = 1 << 20;
 /// A concrete network: topology, n dimensions, k nodes per dimension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Network {
+    /// Mesh, torus or hypercube.
     pub topology: Topology,
+    /// Dimensions n.
     pub dims: u32,
+    /// Nodes per dimension k (2 on a hypercube).
     pub radix: u32,
     /// radix^d for d = 0..=dims (coordinates are on every hot path).
     stride: [u32; 33],
@@ -195,26 +228,32 @@ impl Network {
         })
     }
 
+    /// Nodes in the network, k^n.
     pub fn nodes(&self) -> u32 {
         self.stride[self.n()]
     }
 
+    /// Dimensions n, as an index bound.
     pub fn n(&self) -> usize {
         self.dims as usize
     }
 
+    /// Whether the network has wraparound links.
     pub fn is_torus(&self) -> bool {
         self.topology == Topology::Torus
     }
 
+    /// Coordinate of `node` in dimension `dim`.
     pub fn coord(&self, node: NodeId, dim: usize) -> u32 {
         (node / self.stride[dim]) % self.radix
     }
 
+    /// All coordinates of `node`, dimension 0 first.
     pub fn coords(&self, node: NodeId) -> Vec<u32> {
         (0..self.n()).map(|d| self.coord(node, d)).collect()
     }
 
+    /// The node at `coords` (dimension 0 first; each taken modulo k).
     pub fn node_at(&self, coords: &[u32]) -> NodeId {
         coords
             .iter()
@@ -376,6 +415,9 @@ pub struct VcMap {
 }
 
 impl VcMap {
+    /// Assigns `vcs` virtual channels to the classes of each dimension
+    /// (`classes_per_dim[d]` classes in dimension d), extra ones as lanes of
+    /// class `lanes_to` or round-robin.
     pub fn new(classes_per_dim: &[usize], vcs: u8, lanes_to: Option<usize>) -> VcMap {
         let map = classes_per_dim
             .iter()
@@ -384,6 +426,7 @@ impl VcMap {
         VcMap { map }
     }
 
+    /// The virtual channels of `class` in dimension `dim`.
     pub fn vcs(&self, dim: usize, class: usize) -> &[u8] {
         &self.map[dim][class]
     }
@@ -440,6 +483,7 @@ impl Default for Knobs {
 /// Which routing function a [`Relation`] computes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind {
+    /// A registered algorithm ([`Algorithm::routing`]).
     Shipped(Algorithm),
     /// Generic 2-D turn model with an explicit set of prohibited turns,
     /// permitting every other turn, minimal or not (survey §6.2): for
@@ -454,10 +498,15 @@ pub enum Kind {
 /// allocates nothing beyond growing the caller's buffer.
 #[derive(Debug, Clone)]
 pub struct Relation {
+    /// The network it routes on.
     pub net: Network,
+    /// Which routing function it computes.
     pub kind: Kind,
+    /// Virtual channels per physical channel.
     pub vcs: u8,
+    /// The rules in place.
     pub knobs: Knobs,
+    /// The virtual channels of each class.
     pub vc_map: VcMap,
 }
 
@@ -468,6 +517,8 @@ impl Relation {
         Self::with_knobs(algorithm, net, vcs, Knobs::default())
     }
 
+    /// [`Relation::new`] with some rules removed ([`Knobs`]), for the
+    /// checker's explorations.
     pub fn with_knobs(
         algorithm: Algorithm,
         net: Network,
@@ -481,13 +532,13 @@ impl Relation {
             ))
         })?;
         let vcs = check_vcs(vcs)?;
-        let (classes, lanes_to) = class_layout(algorithm, &net, knobs);
+        let classes = algorithm.routing().classes(net.topology, net.n(), knobs);
         Ok(Relation {
             net,
             kind: Kind::Shipped(algorithm),
             vcs,
             knobs,
-            vc_map: VcMap::new(&classes, vcs, lanes_to),
+            vc_map: VcMap::new(&classes.per_dim, vcs, classes.lanes_to),
         })
     }
 
@@ -507,37 +558,6 @@ impl Relation {
         })
     }
 
-    /// Plane slice `i` of the planar-adaptive relation `full` on a mesh:
-    /// the 2-D mesh of dimensions i and i+1 (its dimensions 0 and 1), the
-    /// VCs `full` gives those dimensions in plane A_i, and the local port
-    /// for a packet whose plane is past A_i ([`planar_adaptive::Plane`]).
-    pub fn plane(full: &Relation, i: usize) -> Result<Relation> {
-        let n = full.net.n();
-        if full.kind != Kind::Shipped(Algorithm::PlanarAdaptive)
-            || !matches!(full.net.topology, Topology::Mesh | Topology::Torus)
-            || i + 2 > n
-        {
-            return Err(Error::invalid(format!(
-                "plane slice {i}: defined for the planes A_0..A_{} of planar-adaptive \
-                 routing on a mesh or torus, not for {} on a {}-dimensional {}",
-                n.saturating_sub(2),
-                full.name(),
-                n,
-                full.net.topology
-            )));
-        }
-        Ok(Relation {
-            net: Network::new(full.net.topology, 2, full.net.radix)?,
-            kind: Kind::Plane(planar_adaptive::Plane {
-                index: i,
-                last: i + 2 == n,
-            }),
-            vcs: full.vcs,
-            knobs: full.knobs,
-            vc_map: planar_adaptive::plane_vc_map(full, i),
-        })
-    }
-
     /// Virtual channels per physical channel the relation's classes need
     /// to stay apart (the deadlock-freedom minimum for its rules).
     pub fn classes_needed(&self) -> usize {
@@ -547,35 +567,39 @@ impl Relation {
                 .into_iter()
                 .max()
                 .unwrap_or(1),
-            Kind::Shipped(a) => {
-                let (classes, _) = class_layout(*a, &self.net, self.knobs);
-                classes.into_iter().max().unwrap_or(1)
-            }
+            Kind::Shipped(a) => a
+                .routing()
+                .classes(self.net.topology, self.net.n(), self.knobs)
+                .needed(),
         }
+    }
+
+    /// Dateline classes per ring of this relation: 2 on a torus with the
+    /// dateline rule in place, else 1.
+    pub fn dateline_classes(&self) -> usize {
+        routing::dateline_classes(self.net.topology, self.knobs)
     }
 
     /// Whether the relation has an escape sub-function (Duato's theory
     /// applies) rather than relying on an acyclic dependency graph.
     pub fn has_escape(&self) -> bool {
-        self.knobs.escape
-            && matches!(
-                self.kind,
-                Kind::Shipped(Algorithm::Duato | Algorithm::StarChannels)
-            )
+        self.knobs.escape && matches!(&self.kind, Kind::Shipped(a) if a.routing().has_escape())
     }
 
     /// Whether the algorithm's paper claims minimal routing (every shipped
     /// relation here is minimal; the generic turn model is not).
     pub fn claims_minimal(&self) -> bool {
-        matches!(self.kind, Kind::Shipped(_))
+        matches!(&self.kind, Kind::Shipped(a) if a.routing().minimal())
     }
 
     /// Whether the relation is deterministic (one hop per state, apart from
     /// virtual lanes).
     pub fn is_deterministic(&self) -> bool {
-        matches!(self.kind, Kind::Shipped(Algorithm::DimensionOrder))
+        matches!(&self.kind, Kind::Shipped(a) if a.routing().is_deterministic())
     }
 
+    /// The relation's name in reports: the algorithm, or the turn set or
+    /// plane it routes.
     pub fn name(&self) -> String {
         match &self.kind {
             Kind::Shipped(a) => a.to_string(),
@@ -600,15 +624,7 @@ impl Relation {
         match &self.kind {
             Kind::Turns(t) => turn_model::route_turns(self, t, node, input, out),
             Kind::Plane(p) => planar_adaptive::route_plane(self, p, node, dest, out),
-            Kind::Shipped(a) => match a {
-                Algorithm::DimensionOrder => dimension_order::route(self, node, dest, out),
-                Algorithm::PlanarAdaptive => planar_adaptive::route(self, node, dest, out),
-                Algorithm::WestFirst => turn_model::route_west_first(self, node, dest, out),
-                Algorithm::NorthLast => turn_model::route_north_last(self, node, dest, out),
-                Algorithm::NegativeFirst => turn_model::route_negative_first(self, node, dest, out),
-                Algorithm::StarChannels => star_channels::route(self, node, dest, out),
-                Algorithm::Duato => duato::route(self, node, dest, out),
-            },
+            Kind::Shipped(a) => a.routing().route(self, node, dest, out),
         }
     }
 
@@ -647,32 +663,6 @@ fn check_vcs(vcs: u32) -> Result<u8> {
         )));
     }
     Ok(vcs as u8)
-}
-
-/// Classes per dimension and where virtual lanes go, for each algorithm.
-fn class_layout(algorithm: Algorithm, net: &Network, knobs: Knobs) -> (Vec<usize>, Option<usize>) {
-    let n = net.n();
-    let dateline = net.is_torus() && knobs.dateline;
-    let ring = if dateline { 2 } else { 1 };
-    match algorithm {
-        Algorithm::DimensionOrder => (vec![ring; n], None),
-        Algorithm::PlanarAdaptive => {
-            let phases = planar_adaptive::phases(ring, knobs);
-            (planar_adaptive::classes_per_dim(n, ring, phases), None)
-        }
-        Algorithm::WestFirst | Algorithm::NorthLast | Algorithm::NegativeFirst => {
-            (vec![1; n], None)
-        }
-        Algorithm::StarChannels | Algorithm::Duato => {
-            if knobs.escape {
-                // Escape classes 0..ring, then the adaptive class, which
-                // also takes the virtual lanes.
-                (vec![ring + 1; n], Some(ring))
-            } else {
-                (vec![1; n], Some(0))
-            }
-        }
-    }
 }
 
 #[cfg(test)]

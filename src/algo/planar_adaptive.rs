@@ -52,9 +52,148 @@
 //! hop, and a d_{i+1}-only cycle is one ring broken by its own dateline. That
 //! is 8 VCs for n = 2 and 10 for n >= 3 (middle dimensions carry both
 //! roles), which the checker proves. A destination k/2 away takes the plus
-//! direction, so the sub-networks are well defined.
+//! direction, so the sub-networks are well defined. One VC fewer folds the
+//! last second-dimension class onto VC 0: the checker finds a cycle on the
+//! 5-ary 2-cube and the 4-ary 3-cube, not on the 3- and 4-ary 2-cubes or the
+//! 3-ary 3-cube; the minimum is the class count on every radix.
 
-use super::{Dir, Hop, NodeId, Port, Relation, VcMap};
+use super::routing::{dateline_classes, ChienModel, ClassLayout, RoutingAlgorithm};
+use super::{Dir, Hop, Kind, Knobs, Network, NodeId, Port, Relation, VcMap};
+use crate::error::{Error, Result};
+use crate::spec::{Adaptivity, Datapath, Organization, RouterDatapath, Topology};
+
+/// Planar-adaptive routing, as one object ([`RoutingAlgorithm`]).
+#[derive(Debug, Clone, Copy)]
+pub struct PlanarAdaptive;
+
+impl RoutingAlgorithm for PlanarAdaptive {
+    fn title(&self) -> &'static str {
+        "planar-adaptive routing"
+    }
+
+    fn adaptivity(&self) -> Adaptivity {
+        Adaptivity::PartiallyAdaptive
+    }
+
+    /// Meshes and tori of two dimensions or more.
+    fn supports(&self, topology: Topology, dims: u32) -> std::result::Result<(), String> {
+        if dims < 2 {
+            return Err(
+                "planar-adaptive routing routes in planes of two dimensions (Chien §5.2), \
+                 so it needs at least 2 dimensions"
+                    .into(),
+            );
+        }
+        if topology == Topology::Hypercube {
+            return Err(
+                "planar-adaptive routing is defined on meshes and tori (Chien and Kim, \
+                 survey §6.2); a hypercube is a 2-ary mesh: use --topology mesh --radix 2"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// [`classes_per_dim`]: 3 VCs, or 2 when n = 2 (Chien §5.2 and its
+    /// footnote 4; survey §6.2 for meshes; `routergen check` also proves a
+    /// 2-VC variant on n >= 3 meshes that shares the plane class with the
+    /// increasing class, see the module comment; the published 3 is kept).
+    /// On a torus, 8 when n = 2 and 10 when n >= 3: giving each mesh class a
+    /// dateline pair (4 and 6) is refuted by `routergen check` (a dependency
+    /// cycle spirals through both dimensions of a plane), so the second
+    /// dimension's classes also record the first dimension's dateline phase
+    /// (module comment); the checker proves that relation.
+    fn classes(&self, topology: Topology, dims: usize, knobs: Knobs) -> ClassLayout {
+        let ring = dateline_classes(topology, knobs);
+        ClassLayout {
+            per_dim: classes_per_dim(dims, ring, phases(ring, knobs)),
+            lanes_to: None,
+        }
+    }
+
+    fn vc_reason(&self, topology: Topology, dims: u32) -> String {
+        format!(
+            "Chien §5.2 and the survey (§6.2) give 3 VCs for meshes{}{}.",
+            if dims == 2 {
+                ", 2 for a 2-D mesh (Chien, footnote 4)"
+            } else {
+                ""
+            },
+            if topology == Topology::Torus {
+                "; on a torus a dateline pair for each is not enough (routergen check finds \
+                 a cycle): the second dimension of a plane also needs its classes split by \
+                 the first dimension's dateline phase, 8 VCs for n = 2 and 10 beyond"
+            } else {
+                ""
+            }
+        )
+    }
+
+    /// Figure 6: 4x4 slices. Figure 10 counts n slices for an
+    /// n-dimensional router (6,344 = 2 x 3,172 at n = 2).
+    fn organization(&self, _: Topology, dims: u32) -> Organization {
+        Organization {
+            datapath: Datapath::PlaneSlices,
+            crossbars: dims,
+            ports: 4,
+            freedom: 4,
+            classes_per_link: 1,
+        }
+    }
+
+    fn organization_reason(&self) -> &'static str {
+        "one slice per adaptive plane, Chien §5.2 Figure 6"
+    }
+
+    fn datapaths(&self) -> &'static [RouterDatapath] {
+        &[RouterDatapath::Unified, RouterDatapath::Sliced]
+    }
+
+    fn chien(&self) -> ChienModel {
+        ChienModel::Studied {
+            figure_row: "Planar adaptive",
+            topology: Topology::Mesh,
+            vcs: 3,
+        }
+    }
+
+    fn route(&self, rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Hop>) {
+        route(rel, node, dest, out)
+    }
+}
+
+impl Relation {
+    /// Plane slice `i` of the planar-adaptive relation `full` on a mesh:
+    /// the 2-D mesh of dimensions i and i+1 (its dimensions 0 and 1), the
+    /// VCs `full` gives those dimensions in plane A_i, and the local port
+    /// for a packet whose plane is past A_i ([`Plane`]).
+    pub fn plane(full: &Relation, i: usize) -> Result<Relation> {
+        let n = full.net.n();
+        if full.kind != Kind::Shipped(crate::spec::Algorithm::PlanarAdaptive)
+            || !matches!(full.net.topology, Topology::Mesh | Topology::Torus)
+            || i + 2 > n
+        {
+            return Err(Error::invalid(format!(
+                "plane slice {i}: defined for the planes A_0..A_{} of planar-adaptive \
+                 routing on a mesh or torus, not for {} on a {}-dimensional {}",
+                n.saturating_sub(2),
+                full.name(),
+                n,
+                full.net.topology
+            )));
+        }
+        Ok(Relation {
+            net: Network::new(full.net.topology, 2, full.net.radix)?,
+            kind: Kind::Plane(Plane {
+                index: i,
+                last: i + 2 == n,
+            }),
+            vcs: full.vcs,
+            knobs: full.knobs,
+            vc_map: plane_vc_map(full, i),
+        })
+    }
+}
 
 /// Number of channel classes of each dimension: `ring` is 2 with dateline
 /// classes on a torus, else 1; `phases` is 2 when the second dimension's
@@ -71,16 +210,8 @@ pub fn classes_per_dim(n: usize, ring: usize, phases: usize) -> Vec<usize> {
 
 /// 2 when the second dimension's classes record the first dimension's
 /// dateline phase (tori, unless the knob turns it off), else 1.
-pub fn phases(ring: usize, knobs: super::Knobs) -> usize {
+pub fn phases(ring: usize, knobs: Knobs) -> usize {
     if ring == 2 && knobs.plane_phase {
-        2
-    } else {
-        1
-    }
-}
-
-fn ring(rel: &Relation) -> usize {
-    if rel.net.is_torus() && rel.knobs.dateline {
         2
     } else {
         1
@@ -100,7 +231,7 @@ fn second_class(
 ) -> usize {
     let net = &rel.net;
     let s = usize::from(first_dir == Some(Dir::Minus));
-    let r = ring(rel);
+    let r = rel.dateline_classes();
     if r == 2 {
         let phases = phases(r, rel.knobs);
         let phase = if phases == 2 {
@@ -120,14 +251,14 @@ fn second_class(
 fn first_class(rel: &Relation, node: NodeId, dest: NodeId, dim: usize, dir: Dir) -> usize {
     // The second-dimension classes of the plane before come first.
     let base = if dim >= 1 { plane_classes(rel)[1] } else { 0 };
-    if ring(rel) == 2 {
+    if rel.dateline_classes() == 2 {
         base + rel.net.dateline_class(node, dest, dim, dir)
     } else {
         base
     }
 }
 
-pub(crate) fn route(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Hop>) {
+fn route(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Hop>) {
     let net = &rel.net;
     let n = net.n();
     let Some(low) = net.lowest_differing_dim(node, dest) else {
@@ -154,7 +285,7 @@ pub(crate) fn route(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Ho
 /// either dimension, dimension 0 on its plane class, dimension 1 on the
 /// increasing class when it travels + in dimension 0 and the decreasing
 /// class otherwise (on a torus, each also by dateline class and dimension
-/// 1's classes by dimension 0's dateline phase, as in [`route`]). Once its dimension-0 offset is zero it has finished
+/// 1's classes by dimension 0's dateline phase, as in [`PlanarAdaptive`]). Once its dimension-0 offset is zero it has finished
 /// A_index and leaves by the local port toward the next slice, unless the
 /// plane is the last one, where it finishes dimension 1 on the increasing
 /// class; at its destination it leaves by the local port. Offsets in lower
@@ -163,6 +294,7 @@ pub(crate) fn route(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Ho
 /// (`plane_slices_permit_exactly_the_planar_relation`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Plane {
+    /// The plane's number i: it spans dimensions d_i and d_{i+1}.
     pub index: usize,
     /// The last plane, A_{n-2}, which finishes both of its dimensions.
     pub last: bool,
@@ -173,7 +305,7 @@ pub struct Plane {
 /// and decreasing classes (on a torus each by the first dimension's
 /// dateline phase and its own dateline class).
 pub(crate) fn plane_classes(rel: &Relation) -> [usize; 2] {
-    let r = ring(rel);
+    let r = rel.dateline_classes();
     [r, 2 * r * phases(r, rel.knobs)]
 }
 

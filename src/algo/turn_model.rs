@@ -4,16 +4,24 @@
 //! In a 2-D mesh call -x, +x, -y, +y west, east, south and north (survey
 //! §6.2). The eight 90-degree turns form two abstract cycles (survey Figure
 //! 13a); prohibiting one turn in each breaks them, and of the 16 ways to do
-//! so 12 prevent deadlock. The shipped algorithms are minimal:
+//! so 12 prevent deadlock. The shipped algorithms are minimal, each an
+//! object of its own:
 //!
-//! - west-first prohibits the two turns into west (N->W, S->W): route west
-//!   first if needed, then adaptively east, north and south;
-//! - north-last prohibits the two turns out of north (N->E, N->W): route
-//!   adaptively east, west and south, and north last;
-//! - negative-first (any n; Chien §5.3) prohibits every turn from a positive
-//!   to a negative direction: route adaptively in all negative directions
-//!   until there are none, then adaptively in all positive ones. On a
-//!   hypercube (a 2-ary mesh) a negative hop clears a 1 bit.
+//! - west-first ([`super::west_first`]) prohibits the two turns into west
+//!   (N->W, S->W): route west first if needed, then adaptively east, north
+//!   and south;
+//! - north-last ([`super::north_last`]) prohibits the two turns out of
+//!   north (N->E, N->W): route adaptively east, west and south, and north
+//!   last;
+//! - negative-first ([`super::negative_first`]; any n; Chien §5.3)
+//!   prohibits every turn from a positive to a negative direction: route
+//!   adaptively in all negative directions until there are none, then
+//!   adaptively in all positive ones. On a hypercube (a 2-ary mesh) a
+//!   negative hop clears a 1 bit.
+//!
+//! This module holds what they share: the compass, turns and turn sets,
+//! where they are defined, their class and their organization (Chien §5.3,
+//! Figure 7).
 //!
 //! Reading: Glass and Ni's turn-model algorithms may also route
 //! non-minimally (Chien §5.3 calls the turn model "a non-minimal router");
@@ -27,18 +35,25 @@
 
 use std::fmt;
 
+use super::routing::{unified_organization, ClassLayout};
 use super::{Dir, Hop, Input, NodeId, Port, Relation};
+use crate::spec::{Organization, RouterDatapath, Topology};
 
 /// A compass direction of a 2-D mesh (survey §6.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Compass {
+    /// +y.
     North,
+    /// +x.
     East,
+    /// -y.
     South,
+    /// -x.
     West,
 }
 
 impl Compass {
+    /// The link port of the direction.
     pub fn port(self) -> Port {
         match self {
             Compass::East => Port::link(0, Dir::Plus),
@@ -48,6 +63,7 @@ impl Compass {
         }
     }
 
+    /// The direction of a link port of dimension 0 or 1; `None` otherwise.
     pub fn of(port: Port) -> Option<Compass> {
         match port {
             Port::Link {
@@ -83,7 +99,9 @@ impl Compass {
 /// A 90-degree turn from travelling `from` to travelling `to`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Turn {
+    /// The direction travelled before the turn.
     pub from: Compass,
+    /// The direction travelled after it.
     pub to: Compass,
 }
 
@@ -118,10 +136,12 @@ pub const COUNTER_CLOCKWISE: [Turn; 4] = [
 /// A set of prohibited turns of a 2-D mesh.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TurnSet {
+    /// The prohibited turns, sorted, without repeats.
     pub prohibited: Vec<Turn>,
 }
 
 impl TurnSet {
+    /// The set of `prohibited` turns.
     pub fn new(prohibited: &[Turn]) -> TurnSet {
         let mut p = prohibited.to_vec();
         p.sort();
@@ -144,6 +164,7 @@ impl TurnSet {
         TurnSet::new(&[turn(North, West), turn(East, South)])
     }
 
+    /// Whether turn `t` is prohibited.
     pub fn prohibits(&self, t: Turn) -> bool {
         self.prohibited.contains(&t)
     }
@@ -188,74 +209,63 @@ pub(crate) fn route_turns(
 }
 
 /// Signed offsets (dx, dy) from `node` to `dest` on a 2-D mesh.
-fn offsets(rel: &Relation, node: NodeId, dest: NodeId) -> (i64, i64) {
+pub(crate) fn offsets(rel: &Relation, node: NodeId, dest: NodeId) -> (i64, i64) {
     let net = &rel.net;
     let d = |dim| i64::from(net.coord(dest, dim)) - i64::from(net.coord(node, dim));
     (d(0), d(1))
 }
 
-fn push(rel: &Relation, out: &mut Vec<Hop>, c: Compass) {
+/// Pushes the hop toward compass direction `c` on the one class.
+pub(crate) fn push(rel: &Relation, out: &mut Vec<Hop>, c: Compass) {
     rel.push_class(out, c.port(), 0, false);
 }
 
-/// West-first (survey §6.2, Figure 14a): west first, then adaptively
-/// east, north and south.
-pub(crate) fn route_west_first(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Hop>) {
-    let (dx, dy) = offsets(rel, node, dest);
-    if dx < 0 {
-        push(rel, out, West);
-        return;
-    }
-    if dx > 0 {
-        push(rel, out, East);
-    }
-    if dy > 0 {
-        push(rel, out, North);
-    }
-    if dy < 0 {
-        push(rel, out, South);
-    }
-}
-
-/// North-last (survey §6.2, Figure 14b; LAPSES Figure 7c): adaptively east,
-/// west and south, north only when nothing else is left.
-pub(crate) fn route_north_last(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Hop>) {
-    let (dx, dy) = offsets(rel, node, dest);
-    if dx > 0 {
-        push(rel, out, East);
-    }
-    if dx < 0 {
-        push(rel, out, West);
-    }
-    if dy < 0 {
-        push(rel, out, South);
-    }
-    if dy > 0 && dx == 0 {
-        push(rel, out, North);
+/// Where the turn model algorithm `name` is defined: meshes and
+/// hypercubes, and only 2-D meshes when it names `compass` directions
+/// (west-first, north-last).
+pub(crate) fn supports(
+    name: &str,
+    compass: bool,
+    topology: Topology,
+    dims: u32,
+) -> Result<(), String> {
+    match topology {
+        Topology::Torus => Err(format!(
+            "the turn model ({name}) is implemented for meshes and hypercubes; on a \
+             torus its wraparound channels need turn rules of their own (survey §6.2, \
+             step 5) that routergen does not provide: use --topology mesh, or an \
+             algorithm defined on tori (dor, planar, star-channels, duato)"
+        )),
+        Topology::Mesh if compass && dims != 2 => Err(format!(
+            "{name} names compass directions of a 2-D mesh (survey §6.2), so it needs \
+             --dims 2; negative-first is the turn-model variant for any dimension"
+        )),
+        Topology::Hypercube if compass => Err(format!(
+            "{name} names compass directions of a 2-D mesh (survey §6.2); on a \
+             hypercube use negative-first"
+        )),
+        _ => Ok(()),
     }
 }
 
-/// Negative-first (Chien §5.3; survey §6.2, Figure 14c), any n.
-pub(crate) fn route_negative_first(rel: &Relation, node: NodeId, dest: NodeId, out: &mut Vec<Hop>) {
-    let net = &rel.net;
-    let (mut neg, mut pos) = (Vec::new(), Vec::new());
-    for d in 0..net.n() {
-        let (a, b) = (net.coord(node, d), net.coord(dest, d));
-        if b < a {
-            neg.push(d);
-        } else if b > a {
-            pos.push(d);
-        }
-    }
-    let (dims, dir) = if neg.is_empty() {
-        (pos, Dir::Plus)
-    } else {
-        (neg, Dir::Minus)
-    };
-    for d in dims {
-        rel.push_class(out, Port::link(d, dir), 0, false);
-    }
+/// The turn model's one class per dimension: it needs no virtual channel
+/// beyond the one (Chien §5.3).
+pub(crate) fn classes(dims: usize) -> ClassLayout {
+    ClassLayout::uniform(dims, 1)
 }
+
+/// Figure 7: one (2n+1)x(2n+1) crossbar, the +1 being the local port.
+pub(crate) fn organization(topology: Topology, dims: u32) -> Organization {
+    unified_organization(topology, dims, 1)
+}
+
+/// Why the turn model's organization is Figure 7's.
+pub(crate) const ORGANIZATION_REASON: &str =
+    "all inputs to all outputs plus the local port, Chien §5.3 Figure 7";
+
+/// The datapaths the turn-model routers are built with: the unified
+/// crossbar, Chien's own organization for them.
+pub(crate) const DATAPATHS: &[RouterDatapath] = &[RouterDatapath::Unified];
 
 #[cfg(test)]
 mod tests {

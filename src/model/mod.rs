@@ -11,6 +11,7 @@ pub mod tech;
 
 use serde::Serialize;
 
+use crate::algo::ChienModel;
 use crate::spec::{Adaptivity, Algorithm, Datapath, RouterSpec, Topology};
 pub use tech::Technology;
 
@@ -18,11 +19,17 @@ pub use tech::Technology;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Module {
+    /// Computes the candidate outputs from the header (T_AD).
     AddressDecoder,
+    /// Picks one output among the candidates (T_ARB, grows with F).
     RoutingArbiter,
+    /// Selects the updated header of the chosen output (T_SEL, grows with F).
     HeaderSelector,
+    /// Connects inputs to outputs (T_CB, grows with P).
     Crossbar,
+    /// Buffers flits and tracks the downstream buffer (T_FC).
     FlowControlUnit,
+    /// Multiplexes virtual channels onto a physical channel (T_VC, grows with V).
     VcController,
 }
 
@@ -39,6 +46,7 @@ impl Module {
         }
     }
 
+    /// The module's name in reports.
     pub fn title(self) -> &'static str {
         match self {
             Module::AddressDecoder => "address decoder",
@@ -93,8 +101,11 @@ impl Module {
 /// What the model needs to know about a router.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct ModelInput {
+    /// The routing algorithm.
     pub algorithm: Algorithm,
+    /// The topology.
     pub topology: Topology,
+    /// Dimensions n.
     pub dims: u32,
     /// Virtual channels per physical channel; 1 means no VC controller
     /// (Chien's V = 0).
@@ -102,6 +113,7 @@ pub struct ModelInput {
 }
 
 impl ModelInput {
+    /// The model's input for a resolved spec.
     pub fn from_spec(spec: &RouterSpec) -> Self {
         ModelInput {
             algorithm: spec.algorithm,
@@ -113,13 +125,11 @@ impl ModelInput {
 
     /// The virtual channels Chien's §5 assumes for each algorithm he studies
     /// (dimension order and turn model none, planar-adaptive 3, *-channels
-    /// 2); for the others, the deadlock minimum.
+    /// 2: [`ChienModel::Studied`]); for the others, the deadlock minimum.
     pub fn chien_vcs(algorithm: Algorithm, topology: Topology, dims: u32) -> u32 {
-        match algorithm {
-            Algorithm::DimensionOrder | Algorithm::NegativeFirst => 1,
-            Algorithm::PlanarAdaptive => 3,
-            Algorithm::StarChannels => 2,
-            _ => algorithm.min_vcs(topology, dims),
+        match algorithm.routing().chien() {
+            ChienModel::Studied { vcs, .. } => vcs,
+            ChienModel::CostedAs { .. } => algorithm.min_vcs(topology, dims),
         }
     }
 
@@ -131,35 +141,49 @@ impl ModelInput {
 /// One line of the inventory: `count` copies of `module` with parameter `param`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModuleUse {
+    /// The module.
     pub module: Module,
+    /// How many copies.
     pub count: u32,
     /// P, F or V, where the module has a parameter.
     pub param: Option<u32>,
+    /// Gates of one copy (Figure 4).
     pub gates_each: f64,
+    /// Gates of all copies.
     pub gates: f64,
+    /// Delay of one copy in ns (Figure 2).
     pub delay_ns: f64,
 }
 
 /// One step of a critical path.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Step {
+    /// The module.
     pub module: Module,
+    /// P, F or V, where the module has a parameter.
     pub param: Option<u32>,
+    /// Its delay in ns.
     pub delay_ns: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+/// A critical path: its modules in order and their summed delay.
 pub struct CriticalPath {
+    /// Summed delay in ns.
     pub total_ns: f64,
+    /// The modules on the path, in order.
     pub steps: Vec<Step>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+/// The router's gate count.
 pub struct Gates {
+    /// Gates of all modules.
     pub total: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+/// The two critical-path delays Chien §3.1 names, in ns.
 pub struct Delays {
     /// Connection setup delay (Chien §3.1, "routing latency").
     pub setup: f64,
@@ -170,13 +194,21 @@ pub struct Delays {
 /// The model's verdict on one router.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CostReport {
+    /// What was evaluated.
     pub input: ModelInput,
+    /// The technology's name.
     pub technology: String,
+    /// Chien's datapath organization for the algorithm.
     pub datapath: Datapath,
+    /// The inventory, one line per module kind.
     pub modules: Vec<ModuleUse>,
+    /// Total gates.
     pub gates: Gates,
+    /// Setup and flow-control delays.
     pub delay_ns: Delays,
+    /// The connection-setup path, step by step.
     pub setup_path: CriticalPath,
+    /// The flow-control cycle, step by step.
     pub flow_control_path: CriticalPath,
     /// Flits per second per channel that the flow-control cycle allows, in millions.
     pub flit_rate_mflits: f64,
@@ -296,23 +328,10 @@ pub fn evaluate(input: &ModelInput, tech: &Technology) -> CostReport {
             input.vcs, min, input.algorithm, input.topology
         ));
     }
-    if matches!(
-        input.algorithm,
-        Algorithm::Duato | Algorithm::WestFirst | Algorithm::NorthLast
-    ) {
+    if let ChienModel::CostedAs { like, section } = input.algorithm.routing().chien() {
         notes.push(format!(
-            "Chien does not model {}; it is costed with the organization of {} (§5.{})",
-            input.algorithm,
-            if input.algorithm == Algorithm::Duato {
-                "*-channels"
-            } else {
-                "the turn model"
-            },
-            if input.algorithm == Algorithm::Duato {
-                4
-            } else {
-                3
-            }
+            "Chien does not model {}; it is costed with the organization of {like} (§5.{section})",
+            input.algorithm
         ));
     }
 

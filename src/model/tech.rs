@@ -13,15 +13,25 @@ pub const CHIEN_0_8UM: &str = include_str!("../../generators/tech/chien-0.8um.to
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DelayConstants {
+    /// Crossbar: T_CB = c0 + c1 log2 P.
     pub c0: f64,
+    /// Crossbar, per doubling of P.
     pub c1: f64,
+    /// Flow-control unit: T_FC = c2.
     pub c2: f64,
+    /// Address decoder: T_AD = c3.
     pub c3: f64,
+    /// Routing arbiter: T_ARB = c4 + c5 log2 F.
     pub c4: f64,
+    /// Routing arbiter, per doubling of F.
     pub c5: f64,
+    /// Header selector: T_SEL = c6 + c7 log2 F.
     pub c6: f64,
+    /// Header selector, per doubling of F.
     pub c7: f64,
+    /// VC controller: T_VC = c8 + c9 log2 V.
     pub c8: f64,
+    /// VC controller, per doubling of V.
     pub c9: f64,
 }
 
@@ -29,19 +39,29 @@ pub struct DelayConstants {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GateConstants {
+    /// Crossbar gates per P^2.
     pub crossbar_per_port_squared: f64,
+    /// Gates of a flow-control unit.
     pub flow_control_unit: f64,
+    /// Gates of an address decoder.
     pub address_decoder: f64,
+    /// Routing-decision gates per F^2.
     pub routing_decision_per_freedom_squared: f64,
+    /// VC-controller gates per virtual channel.
     pub vc_controller_per_vc: f64,
+    /// Header-selector gates per F.
     pub header_selector_per_freedom: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+/// A technology: a name and the constants of Figures 3 and 4.
 pub struct Technology {
+    /// The technology's name in reports.
     pub name: String,
+    /// Module delays.
     pub delay_ns: DelayConstants,
+    /// Module gate counts.
     pub gates: GateConstants,
 }
 
@@ -52,12 +72,14 @@ impl Technology {
             .expect("the shipped technology file parses")
     }
 
+    /// Parses and checks a technology file's text; `path` is only used in messages.
     pub fn parse(text: &str, path: &Path) -> Result<Self> {
         let tech: Technology = toml::from_str(text).map_err(|e| Error::toml(path, text, &e))?;
         tech.check(path)?;
         Ok(tech)
     }
 
+    /// Reads, parses and checks a technology file.
     pub fn from_file(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
             path: path.to_path_buf(),

@@ -1,39 +1,70 @@
-//! What each routing algorithm asks of a router, as the papers state it.
+//! The routing algorithms users can name, and the registry mapping each to
+//! its object.
 //!
-//! These are the spec-level facts (which topologies, how many virtual
-//! channels, which datapath organization); the routing relations themselves
-//! live in `crate::algo`.
+//! Each algorithm is one object under `crate::algo` ([`RoutingAlgorithm`]):
+//! its relation, the topologies it is defined on, its minimum virtual
+//! channels, Chien's organization for it, its escape channels and title,
+//! each with the reason. The `algorithms!` list below is the registration:
+//! one entry per algorithm gives the variant of [`Algorithm`], the names
+//! users type, and the object ([`Algorithm::routing`]); adding an algorithm
+//! is its file under `src/algo/`, the file's `mod` line, and one entry here.
 
-use super::names::named_enum;
-use super::Topology;
+use super::names::{named_enum, Named};
+use super::{RouterDatapath, Topology};
+use crate::algo::RoutingAlgorithm;
 
-named_enum!(
-    /// Routing algorithms, by the names users type.
-    Algorithm, "algorithm", {
-        /// Dimension order (Chien §5.1); e-cube on hypercubes (survey §5).
-        DimensionOrder => "dor" ["xy", "ecube", "e-cube", "dimension-order"],
-        /// Planar-adaptive routing (Chien §5.2; Chien and Kim).
-        PlanarAdaptive => "planar" ["planar-adaptive", "par"],
-        /// Turn model, negative-first variant (Chien §5.3; survey §6.2).
-        NegativeFirst => "negative-first" ["turn"],
-        /// Turn model, west-first variant (survey §6.2), 2-D meshes only.
-        WestFirst => "west-first" [],
-        /// Turn model, north-last variant (survey §6.2), 2-D meshes only.
-        NorthLast => "north-last" [],
-        /// *-channels (Chien §5.4; Gravano et al. in survey §6.1), tori only.
-        StarChannels => "star-channels" ["*-channels", "star"],
-        /// Duato's fully adaptive minimal routing with a dimension-order escape
-        /// sub-network (survey §6.1; the algorithm of the LAPSES experiments).
-        Duato => "duato" ["duato-adaptive"],
-    }
+/// Declares [`Algorithm`] (through `named_enum!`) and
+/// [`Algorithm::routing`], the one place a variant maps to its object.
+macro_rules! algorithms {
+    ($($(#[$vmeta:meta])* $variant:ident => $canon:literal [$($alias:literal),*] = $object:path),+ $(,)?) => {
+        named_enum!(
+            /// Routing algorithms, by the names users type.
+            Algorithm, "algorithm", { $($(#[$vmeta])* $variant => $canon [$($alias),*]),+ }
+        );
+
+        impl Algorithm {
+            /// The algorithm's object: everything it is
+            /// ([`RoutingAlgorithm`]).
+            pub fn routing(self) -> &'static dyn RoutingAlgorithm {
+                match self {
+                    $(Algorithm::$variant => &$object),+
+                }
+            }
+        }
+    };
+}
+
+algorithms!(
+    /// Dimension order (Chien §5.1); e-cube on hypercubes (survey §5).
+    DimensionOrder => "dor" ["xy", "ecube", "e-cube", "dimension-order"]
+        = crate::algo::dimension_order::DimensionOrder,
+    /// Planar-adaptive routing (Chien §5.2; Chien and Kim).
+    PlanarAdaptive => "planar" ["planar-adaptive", "par"]
+        = crate::algo::planar_adaptive::PlanarAdaptive,
+    /// Turn model, negative-first variant (Chien §5.3; survey §6.2).
+    NegativeFirst => "negative-first" ["turn"]
+        = crate::algo::negative_first::NegativeFirst,
+    /// Turn model, west-first variant (survey §6.2), 2-D meshes only.
+    WestFirst => "west-first" [] = crate::algo::west_first::WestFirst,
+    /// Turn model, north-last variant (survey §6.2), 2-D meshes only.
+    NorthLast => "north-last" [] = crate::algo::north_last::NorthLast,
+    /// *-channels (Chien §5.4; Gravano et al. in survey §6.1), tori only.
+    StarChannels => "star-channels" ["*-channels", "star"]
+        = crate::algo::star_channels::StarChannels,
+    /// Duato's fully adaptive minimal routing with a dimension-order escape
+    /// sub-network (survey §6.1; the algorithm of the LAPSES experiments).
+    Duato => "duato" ["duato-adaptive"] = crate::algo::duato::Duato,
 );
 
 /// How much choice the algorithm leaves to the router.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Adaptivity {
+    /// One output per packet (dimension order).
     Deterministic,
+    /// A choice among some minimal outputs (planar-adaptive, the turn model).
     PartiallyAdaptive,
+    /// A choice among every minimal output (*-channels, Duato).
     FullyAdaptive,
 }
 
@@ -52,6 +83,7 @@ pub enum Datapath {
 /// The datapath an algorithm needs on a given topology and dimension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Organization {
+    /// How the crossbar is partitioned.
     pub datapath: Datapath,
     /// Number of crossbars (slices).
     pub crossbars: u32,
@@ -65,139 +97,38 @@ pub struct Organization {
 }
 
 impl Algorithm {
+    /// How much choice the algorithm leaves to the router
+    /// ([`RoutingAlgorithm::adaptivity`]).
     pub fn adaptivity(self) -> Adaptivity {
-        match self {
-            Algorithm::DimensionOrder => Adaptivity::Deterministic,
-            Algorithm::PlanarAdaptive
-            | Algorithm::NegativeFirst
-            | Algorithm::WestFirst
-            | Algorithm::NorthLast => Adaptivity::PartiallyAdaptive,
-            Algorithm::StarChannels | Algorithm::Duato => Adaptivity::FullyAdaptive,
-        }
+        self.routing().adaptivity()
     }
 
     /// Whether the algorithm is defined on `topology` with `dims` dimensions;
-    /// `Err` carries the reason, for the user.
+    /// `Err` carries the reason, for the user ([`RoutingAlgorithm::supports`]).
     pub fn supports(self, topology: Topology, dims: u32) -> Result<(), String> {
-        use Algorithm::*;
-        use Topology::*;
-        match (self, topology) {
-            (PlanarAdaptive, _) if dims < 2 => Err(
-                "planar-adaptive routing routes in planes of two dimensions (Chien §5.2), \
-                 so it needs at least 2 dimensions"
-                    .into(),
-            ),
-            (PlanarAdaptive, Hypercube) => Err(
-                "planar-adaptive routing is defined on meshes and tori (Chien and Kim, \
-                 survey §6.2); a hypercube is a 2-ary mesh: use --topology mesh --radix 2"
-                    .into(),
-            ),
-            (NegativeFirst | WestFirst | NorthLast, Torus) => Err(format!(
-                "the turn model ({self}) is implemented for meshes and hypercubes; on a \
-                 torus its wraparound channels need turn rules of their own (survey §6.2, \
-                 step 5) that routergen does not provide: use --topology mesh, or an \
-                 algorithm defined on tori (dor, planar, star-channels, duato)"
-            )),
-            (WestFirst | NorthLast, Mesh) if dims != 2 => Err(format!(
-                "{self} names compass directions of a 2-D mesh (survey §6.2), so it needs \
-                 --dims 2; negative-first is the turn-model variant for any dimension"
-            )),
-            (WestFirst | NorthLast, Hypercube) => Err(format!(
-                "{self} names compass directions of a 2-D mesh (survey §6.2); on a \
-                 hypercube use negative-first"
-            )),
-            (StarChannels, Mesh | Hypercube) => Err(
-                "*-channels is defined on tori (Gravano et al., survey §6.1); on a mesh \
-                 use duato, the same escape-channel scheme without wraparound"
-                    .into(),
-            ),
-            _ => Ok(()),
-        }
+        self.routing().supports(topology, dims)
     }
 
-    /// Minimum virtual channels per physical channel for deadlock freedom.
-    ///
-    /// - dimension order: 1, but 2 on a torus (dateline VCs; survey §5 and §8,
-    ///   Cray T3D). `routergen check` finds the ring cycle with 1 VC for
-    ///   k >= 4; on 3-rings minimal paths take one hop per ring, so 1 would do;
-    /// - planar-adaptive: 3, or 2 when n = 2 (Chien §5.2 and its footnote 4;
-    ///   survey §6.2 for meshes; `routergen check` also proves a 2-VC variant
-    ///   on n >= 3 meshes that shares the plane class with the increasing
-    ///   class, see `crate::algo::planar_adaptive`; the published 3 is kept). On a torus, 8 when n = 2 and 10 when n >= 3:
-    ///   giving each mesh class a dateline pair (4 and 6) is refuted by
-    ///   `routergen check` (a dependency cycle spirals through both dimensions
-    ///   of a plane), so the second dimension's classes also record the first
-    ///   dimension's dateline phase (see `crate::algo::planar_adaptive`); the
-    ///   checker proves that relation;
-    /// - turn model: none beyond the one (Chien §5.3);
-    /// - *-channels: two dateline escape (star) channels plus one adaptive
-    ///   channel per direction. The survey (§6.1) counts five per bidirectional
-    ///   link; with the same V on every channel that rounds up to 3. Chien's
-    ///   cost model (§5.4) assumes V = 2. `routergen check` proves 3 (Duato's
-    ///   extended dependency graph) and finds a cycle with 2;
-    /// - Duato: one adaptive plus the escape sub-network's channels: 2 on
-    ///   meshes and hypercubes (LAPSES §2.3), 3 on a torus (dateline escape;
-    ///   Quaglia et al. §3: "at least three virtual channels" on a 2-D torus);
-    ///   `routergen check` proves these and finds a cycle with one fewer.
+    /// Minimum virtual channels per physical channel for deadlock freedom
+    /// ([`RoutingAlgorithm::min_vcs`]; each algorithm's file gives its
+    /// reasons).
     pub fn min_vcs(self, topology: Topology, dims: u32) -> u32 {
-        use Algorithm::*;
-        let torus = topology == Topology::Torus;
-        match self {
-            DimensionOrder => {
-                if torus {
-                    2
-                } else {
-                    1
-                }
-            }
-            PlanarAdaptive => match (torus, dims) {
-                (false, 2) => 2,
-                (false, _) => 3,
-                (true, 2) => 8,
-                (true, _) => 10,
-            },
-            NegativeFirst | WestFirst | NorthLast => 1,
-            StarChannels => 3,
-            Duato => {
-                if torus {
-                    3
-                } else {
-                    2
-                }
-            }
-        }
+        self.routing().min_vcs(topology, dims)
     }
 
-    /// The datapath organization of Chien §5 for this algorithm.
+    /// The datapath organization of Chien §5 for this algorithm
+    /// ([`RoutingAlgorithm::organization`]).
     pub fn organization(self, topology: Topology, dims: u32) -> Organization {
-        // Physical links per node: two per dimension, one on a hypercube.
-        let links_per_dim = if topology == Topology::Hypercube {
-            1
-        } else {
-            2
-        };
-        let links = links_per_dim * dims;
-        let (datapath, crossbars, ports, classes) = match self {
-            // Figure 5: per dimension, inputs D+, D- and from a higher
-            // dimension; outputs D+, D- and to a lower dimension.
-            Algorithm::DimensionOrder => (Datapath::DimensionSlices, dims, links_per_dim + 1, 1),
-            // Figure 6: 4x4 slices. Figure 10 counts n slices for an
-            // n-dimensional router (6,344 = 2 x 3,172 at n = 2).
-            Algorithm::PlanarAdaptive => (Datapath::PlaneSlices, dims, 4, 1),
-            // Figure 7: (2n+1)x(2n+1), the +1 being the local port.
-            Algorithm::NegativeFirst | Algorithm::WestFirst | Algorithm::NorthLast => {
-                (Datapath::Unified, 1, links + 1, 1)
-            }
-            // Figure 8: (4n+1)x(4n+1), a crossbar port per channel class.
-            Algorithm::StarChannels | Algorithm::Duato => (Datapath::Unified, 1, 2 * links + 1, 2),
-        };
-        Organization {
-            datapath,
-            crossbars,
-            ports,
-            freedom: ports,
-            classes_per_link: classes,
-        }
+        self.routing().organization(topology, dims)
+    }
+
+    /// The algorithms routergen builds with `datapath`
+    /// ([`RoutingAlgorithm::datapaths`]), in registration order.
+    pub fn built_with(datapath: RouterDatapath) -> Vec<Algorithm> {
+        Algorithm::all()
+            .into_iter()
+            .filter(|a| a.routing().datapaths().contains(&datapath))
+            .collect()
     }
 }
 

@@ -477,19 +477,25 @@ fn default_path_selection(algorithm: Algorithm) -> PathSelection {
     }
 }
 
-/// Whether `--datapath vc-ports` is built for this configuration: Chien
+/// Whether `--datapath vc-ports` is built for this configuration: for the
+/// algorithms whose object lists it (`RoutingAlgorithm::datapaths`). Chien
 /// draws it for *-channels (§5.4, Figure 8), whose adaptive and escape
 /// channels each get crossbar ports of their own, and Duato's algorithm
 /// is built as *-channels is; the core's crossbar ports are VCs, which a
 /// look-ahead field (ports) and a routing table (ports and a VC class) do
 /// not name.
 fn vc_ports_allowed(algorithm: Algorithm, lookahead: bool, table: TableStorage) -> Result<()> {
-    if !matches!(algorithm, Algorithm::StarChannels | Algorithm::Duato) {
+    if !algorithm
+        .routing()
+        .datapaths()
+        .contains(&RouterDatapath::VcPorts)
+    {
         return Err(Error::invalid(format!(
             "--datapath vc-ports is not built for --algo {algorithm}: it is Chien's \
              organization for *-channels (a crossbar port per virtual channel, §5.4, Figure \
              8), which Duato's algorithm shares; allowed: --datapath vc-ports with --algo \
-             star-channels or duato, or --datapath unified with any algorithm"
+             {}, or --datapath unified with any algorithm",
+            one_of(&Algorithm::built_with(RouterDatapath::VcPorts))
         )));
     }
     if lookahead {
@@ -509,7 +515,8 @@ fn vc_ports_allowed(algorithm: Algorithm, lookahead: bool, table: TableStorage) 
     Ok(())
 }
 
-/// Whether `--datapath sliced` is built for this configuration: Chien's
+/// Whether `--datapath sliced` is built for this configuration: for the
+/// algorithms whose object lists it (`RoutingAlgorithm::datapaths`). Chien's
 /// dimension slices (§5.1, Figure 5) route dimension order, whose packets
 /// never return to a lower dimension, and his plane slices (§5.2, Figure 6)
 /// route planar-adaptive (on meshes and tori), whose packets never return
@@ -517,16 +524,18 @@ fn vc_ports_allowed(algorithm: Algorithm, lookahead: bool, table: TableStorage) 
 /// (no look-ahead field of the whole router's ports, no 3^n table of the
 /// whole router).
 fn sliced_allowed(algorithm: Algorithm, lookahead: bool, table: TableStorage) -> Result<()> {
-    if !matches!(
-        algorithm,
-        Algorithm::DimensionOrder | Algorithm::PlanarAdaptive
-    ) {
+    if !algorithm
+        .routing()
+        .datapaths()
+        .contains(&RouterDatapath::Sliced)
+    {
         return Err(Error::invalid(format!(
             "--datapath sliced is not built for --algo {algorithm}: the sliced router is \
              Chien's organization for dimension order (one 3x3 crossbar per dimension, \
              §5.1, Figure 5) and for planar-adaptive routing (one 2-D router per adaptive \
-             plane, §5.2, Figure 6); allowed: --datapath sliced with --algo dor or planar, \
-             or --datapath unified with any algorithm"
+             plane, §5.2, Figure 6); allowed: --datapath sliced with --algo {}, \
+             or --datapath unified with any algorithm",
+            one_of(&Algorithm::built_with(RouterDatapath::Sliced))
         )));
     }
     if lookahead {
@@ -554,52 +563,15 @@ fn in_range(flag: &str, value: i64, lo: i64, hi: i64, what: &str) -> Result<u32>
     Ok(value as u32)
 }
 
+/// The algorithm's name in prose ([`crate::algo::RoutingAlgorithm::title`]).
 fn algorithm_title(a: Algorithm) -> &'static str {
-    match a {
-        Algorithm::DimensionOrder => "dimension-order routing",
-        Algorithm::PlanarAdaptive => "planar-adaptive routing",
-        Algorithm::NegativeFirst => "negative-first routing",
-        Algorithm::WestFirst => "west-first routing",
-        Algorithm::NorthLast => "north-last routing",
-        Algorithm::StarChannels => "*-channels routing",
-        Algorithm::Duato => "Duato's fully adaptive routing",
-    }
+    a.routing().title()
 }
 
+/// Why the algorithm needs its minimum of virtual channels
+/// ([`crate::algo::RoutingAlgorithm::vc_reason`]).
 fn vc_reason(a: Algorithm, t: Topology, dims: u32) -> String {
-    match (a, t) {
-        (Algorithm::DimensionOrder, Topology::Torus) => {
-            "Each ring of a torus is a cycle of channels; two VCs with a dateline break it \
-             (survey §5 and §8, Cray T3D)."
-                .into()
-        }
-        (Algorithm::PlanarAdaptive, _) => format!(
-            "Chien §5.2 and the survey (§6.2) give 3 VCs for meshes{}{}.",
-            if dims == 2 {
-                ", 2 for a 2-D mesh (Chien, footnote 4)"
-            } else {
-                ""
-            },
-            if t == Topology::Torus {
-                "; on a torus a dateline pair for each is not enough (routergen check finds \
-                 a cycle): the second dimension of a plane also needs its classes split by \
-                 the first dimension's dateline phase, 8 VCs for n = 2 and 10 beyond"
-            } else {
-                ""
-            }
-        ),
-        (Algorithm::StarChannels, _) => {
-            "It needs two star (escape) channels with a dateline and one non-star channel \
-             per direction (survey §6.1)."
-                .into()
-        }
-        (Algorithm::Duato, _) => {
-            "It needs an adaptive channel plus the escape sub-network's channels (survey \
-             §6.1; LAPSES §2.3)."
-                .into()
-        }
-        _ => String::new(),
-    }
+    a.routing().vc_reason(t, dims)
 }
 
 /// Bits of the look-ahead field (docs/interface.md, "Head flit") of a router
@@ -621,17 +593,10 @@ fn crossbar_count(org: Organization) -> String {
     }
 }
 
+/// Why Chien's organization for the algorithm is what it is
+/// ([`crate::algo::RoutingAlgorithm::organization_reason`]).
 fn organization_reason(a: Algorithm) -> &'static str {
-    match a {
-        Algorithm::DimensionOrder => "one per dimension, Chien §5.1 Figure 5",
-        Algorithm::PlanarAdaptive => "one slice per adaptive plane, Chien §5.2 Figure 6",
-        Algorithm::NegativeFirst | Algorithm::WestFirst | Algorithm::NorthLast => {
-            "all inputs to all outputs plus the local port, Chien §5.3 Figure 7"
-        }
-        Algorithm::StarChannels | Algorithm::Duato => {
-            "a port per channel class on every link plus the local port, Chien §5.4 Figure 8"
-        }
-    }
+    a.routing().organization_reason()
 }
 
 pub use crate::interface::bits_for;
