@@ -164,11 +164,11 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
             Some(proof) => proof.to_text(),
             None => format!(
                 "not run in this report: the network has {} nodes, more than the {} a \
-                 report proves (docs/limits.md); run the command above, which proves \
-                 networks of up to {} nodes\n",
+                 report proves (docs/limits.md); the command above proves networks of \
+                 up to {} nodes\n",
                 spec.nodes(),
                 limits::MAX_REPORT_PROOF_NODES,
-                limits::MAX_NODES
+                limits::MAX_CHECK_NODES
             ),
         }
     ));

@@ -28,7 +28,7 @@
 
 use std::fmt::Write as _;
 
-use super::{tables, Channel, Dir, Hop, Input, Network, NodeId, Port, Relation};
+use super::{tables, Channel, Hop, Input, Network, NodeId, Port, Relation};
 use crate::spec::Topology;
 
 /// Dense channel numbering: `((node * ports) + port_index) * vcs + vc`.
@@ -66,24 +66,7 @@ impl ChannelIndex {
         let vc = (id % self.vcs) as u8;
         let p = (id / self.vcs) % self.ports;
         let node = (id / self.vcs / self.ports) as NodeId;
-        let port = if p == 0 {
-            Port::Local
-        } else if self.net.topology == Topology::Hypercube {
-            let dim = p - 1;
-            let dir = if self.net.coord(node, dim) == 0 {
-                Dir::Plus
-            } else {
-                Dir::Minus
-            };
-            Port::link(dim, dir)
-        } else {
-            let dir = if (p - 1) % 2 == 0 {
-                Dir::Plus
-            } else {
-                Dir::Minus
-            };
-            Port::link((p - 1) / 2, dir)
-        };
+        let port = crate::interface::port_at(&self.net, node, p);
         Channel { node, port, vc }
     }
 
@@ -408,6 +391,16 @@ impl Findings {
 /// Checks `rel` on its network. `with_tables` also derives the routing-table
 /// sizes (LAPSES §5) for the report.
 pub fn check(rel: &Relation, with_tables: bool) -> Report {
+    check_with_progress(rel, with_tables, &mut |_, _| {})
+}
+
+/// [`check`], calling `progress(done, total)` as the destinations are
+/// explored one by one (the bulk of a long proof), for a progress bar.
+pub fn check_with_progress(
+    rel: &Relation,
+    with_tables: bool,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Report {
     let net = rel.net;
     let idx = ChannelIndex::new(net, rel.vcs);
     let graph = RelationGraph::new(rel);
@@ -419,6 +412,7 @@ pub fn check(rel: &Relation, with_tables: bool) -> Report {
     let mut trapped: Option<String> = None;
     let mut reach_x = vec![0u32; idx.len()];
     for dest in 0..net.nodes() {
+        progress(u64::from(dest), u64::from(net.nodes()));
         let ex = explore_graph(&graph, dest, &mut seen);
         for src in (0..net.nodes()).filter(|&s| s != dest) {
             ck.validate(rel, &idx, src, None, dest, &mut buf);

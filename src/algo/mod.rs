@@ -186,6 +186,9 @@ pub struct Network {
     pub radix: u32,
     /// radix^d for d = 0..=dims (coordinates are on every hot path).
     stride: [u32; 33],
+    /// log2(radix) when the radix is a power of two: coordinates are then
+    /// shifts and masks instead of divisions.
+    shift: Option<u32>,
 }
 
 impl Network {
@@ -225,6 +228,7 @@ impl Network {
             dims,
             radix,
             stride,
+            shift: radix.is_power_of_two().then(|| radix.trailing_zeros()),
         })
     }
 
@@ -245,7 +249,10 @@ impl Network {
 
     /// Coordinate of `node` in dimension `dim`.
     pub fn coord(&self, node: NodeId, dim: usize) -> u32 {
-        (node / self.stride[dim]) % self.radix
+        match self.shift {
+            Some(s) => (node >> (s * dim as u32)) & (self.radix - 1),
+            None => (node / self.stride[dim]) % self.radix,
+        }
     }
 
     /// All coordinates of `node`, dimension 0 first.
@@ -277,19 +284,11 @@ impl Network {
         }
     }
 
-    /// Dense index of a port: 0 local; `1 + d` on a hypercube; `1 + 2d`
-    /// (plus) and `2 + 2d` (minus) elsewhere.
+    /// The port's number in the router's interface (0 local; `1 + d` on a
+    /// hypercube; `1 + 2d` (plus) and `2 + 2d` (minus) elsewhere:
+    /// [`crate::interface::port_number`]).
     pub fn port_index(&self, port: Port) -> usize {
-        match port {
-            Port::Local => 0,
-            Port::Link { dim, dir } => {
-                if self.topology == Topology::Hypercube {
-                    1 + dim as usize
-                } else {
-                    1 + 2 * dim as usize + usize::from(dir == Dir::Minus)
-                }
-            }
-        }
+        crate::interface::port_number(self.topology, port)
     }
 
     /// The node across `port`, or `None` for the local port and for links
@@ -584,6 +583,16 @@ impl Relation {
     /// applies) rather than relying on an acyclic dependency graph.
     pub fn has_escape(&self) -> bool {
         self.knobs.escape && matches!(&self.kind, Kind::Shipped(a) if a.routing().has_escape())
+    }
+
+    /// Whether the relation's answer can depend on the input a message
+    /// arrived on. Only the generic turn model's does (it permits turns,
+    /// which need the direction of travel); every registered algorithm and
+    /// every plane slice is a function of (node, destination)
+    /// ([`RoutingAlgorithm::route`]), so one question per node and
+    /// destination covers all inputs.
+    pub fn reads_input(&self) -> bool {
+        matches!(self.kind, Kind::Turns(_))
     }
 
     /// Whether the algorithm's paper claims minimal routing (every shipped

@@ -88,6 +88,9 @@ fn outputs(rel: &Relation, node: NodeId, dest: NodeId, buf: &mut Vec<Hop>) -> (V
     let mut base = buf.clone();
     base.sort();
     let mut input_dependent = false;
+    if !rel.reads_input() {
+        return (base, false);
+    }
     for input in crate::interface::arrival_inputs(rel, node)
         .into_iter()
         .skip(1)

@@ -5,10 +5,9 @@ use super::Outcome;
 use crate::algo::{self, check, tables, Knobs, Network, Relation};
 use crate::cli::CheckArgs;
 use crate::error::{Error, Result};
-use crate::spec::{Algorithm, Topology};
+use crate::spec::Topology;
 
-/// Largest network `routergen check` explores, in nodes.
-const CHECK_MAX_NODES: u64 = 1024;
+use crate::limits::MAX_CHECK_NODES as CHECK_MAX_NODES;
 
 /// Checks the relation `args` describe; [`Outcome::Failed`] when it is
 /// not proved.
@@ -73,7 +72,7 @@ pub fn run(args: &CheckArgs) -> Result<Outcome> {
              dateline virtual channels"
         )));
     }
-    if args.no_escape && !matches!(algorithm, Algorithm::Duato | Algorithm::StarChannels) {
+    if args.no_escape && !algorithm.routing().has_escape() {
         return Err(Error::InvalidSpec(format!(
             "--no-escape applies to duato and star-channels, not to {algorithm}: only \
              they have an escape sub-function"
@@ -85,7 +84,20 @@ pub fn run(args: &CheckArgs) -> Result<Outcome> {
         ..Knobs::default()
     };
     let rel = Relation::with_knobs(algorithm, net, vcs, knobs)?;
-    let report = check::check(&rel, true);
+    // Long proofs show their progress on standard error (hidden when it
+    // is not a terminal).
+    let bar = indicatif::ProgressBar::new(u64::from(net.nodes()));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "proving [{bar:30}] {pos}/{len} destinations {eta}",
+        )
+        .map_err(|e| Error::Internal(format!("the progress bar's template: {e}")))?,
+    );
+    let report = check::check_with_progress(&rel, true, &mut |done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    });
+    bar.finish_and_clear();
     print!("{}", report.to_text());
     if let Some(node) = node {
         print!("{}", tables::economical(&rel, node).to_text(&net));

@@ -209,12 +209,10 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
     };
     let format = HeadFormat::new(shape.topology, net.dims, net.radix, shape.addressing);
     let mut accepted = Vec::new();
-    // Only the generic turn model reads the input a message arrived on;
-    // the other relations' answers cannot differ between inputs, so one
-    // question per node and destination suffices for them.
-    let reads_input = matches!(rel.kind, crate::algo::Kind::Turns(_));
+    // One question per node and destination covers every input unless
+    // the relation reads the input (the generic turn model).
     for node in 0..net.nodes() {
-        let ins = if reads_input {
+        let ins = if rel.reads_input() {
             arrival_inputs(rel, node)
         } else {
             vec![Input::INJECTED]

@@ -224,7 +224,8 @@ pub fn deadlock_report(
             }
         );
     }
-    match find_cycle(&waits) {
+    // A cycle in the wait-for graph (the checker's depth-first search).
+    match crate::algo::check::find_cycle(waits.len(), |v, out| out.extend_from_slice(&waits[v])) {
         Some(cyc) => {
             let _ = writeln!(text, "cycle of waits ({} channels):", cyc.len());
             for i in &cyc {
@@ -237,39 +238,4 @@ pub fn deadlock_report(
         }
     }
     text
-}
-
-/// A cycle in the wait-for graph, by depth-first search.
-fn find_cycle(edges: &[Vec<usize>]) -> Option<Vec<usize>> {
-    let n = edges.len();
-    let mut state = vec![0u8; n];
-    let mut stack: Vec<(usize, usize)> = Vec::new();
-    for start in 0..n {
-        if state[start] != 0 || edges[start].is_empty() {
-            continue;
-        }
-        stack.push((start, 0));
-        state[start] = 1;
-        while let Some(&mut (u, ref mut k)) = stack.last_mut() {
-            if *k < edges[u].len() {
-                let x = edges[u][*k];
-                *k += 1;
-                match state[x] {
-                    0 => {
-                        state[x] = 1;
-                        stack.push((x, 0));
-                    }
-                    1 => {
-                        let at = stack.iter().position(|&(y, _)| y == x).expect("on stack");
-                        return Some(stack[at..].iter().map(|&(y, _)| y).collect());
-                    }
-                    _ => {}
-                }
-            } else {
-                state[u] = 2;
-                stack.pop();
-            }
-        }
-    }
-    None
 }
