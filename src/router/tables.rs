@@ -28,6 +28,7 @@ use crate::algo::{Hop, Input, Network, NodeId, Relation};
 use crate::blocks::address_decoder::{signs_of, DecoderShape, Row, Sign, CODE_BITS};
 use crate::blocks::es_table::Entry;
 use crate::error::{Error, Result};
+use rayon::prelude::*;
 use crate::interface::{arrival_inputs, entry_port, input_through, HeadFormat};
 use crate::spec::Addressing;
 
@@ -187,37 +188,30 @@ pub fn compile(rel: &Relation, addressing: Addressing) -> Result<CompiledTable> 
     compile_with(rel, with_node)
 }
 
-fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
+/// Routing key -> the first answer seen for it.
+type Seen = std::collections::HashMap<u32, Answer>;
+
+/// Asks the relation at every node of `nodes` for every destination (and
+/// every input, where the relation reads it), and maps each routing key
+/// the decoder computes there to its answer; `Err` says where two
+/// questions with one key, or two inputs, get different answers.
+fn scan(rel: &Relation, shape: &DecoderShape, nodes: std::ops::Range<NodeId>) -> std::result::Result<Seen, String> {
     let net = &rel.net;
     let v = rel.vcs as usize;
     let pv = shape.outputs();
-    let words = pv.div_ceil(64);
-    if pv > 64 * 4 {
-        return Err(Error::invalid(format!(
-            "{}: {pv} output virtual channels; the router's decoder table covers at most 256",
-            rel.name()
-        )));
-    }
-    let mut seen: std::collections::HashMap<u32, Answer> = Default::default();
+    let mut seen = Seen::default();
     let mut buf = Vec::new();
-    let refuse = |why: String| {
-        Err(Error::invalid(format!(
-            "{}: {why}, so the router's address decoder cannot hold the relation; not \
-             supported yet",
-            rel.name()
-        )))
-    };
     let format = HeadFormat::new(shape.topology, net.dims, net.radix, shape.addressing);
     let mut accepted = Vec::new();
     // One question per node and destination covers every input unless
     // the relation reads the input (the generic turn model).
-    for node in 0..net.nodes() {
+    for node in nodes {
         let ins = if rel.reads_input() {
             arrival_inputs(rel, node)
         } else {
             vec![Input::INJECTED]
         };
-        let me = node_id(&shape, net, node);
+        let me = node_id(shape, net, node);
         for dest in 0..net.nodes() {
             let mut first: Option<(Mask, Input)> = None;
             for input in &ins {
@@ -230,7 +224,7 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
                 match &first {
                     None => first = Some((mask, *input)),
                     Some((m, i)) if *m != mask => {
-                        return refuse(format!(
+                        return Err(format!(
                             "at {} for {} the permitted outputs differ between arriving on \
                              {} vc{} ({}) and on {} vc{} ({}); the decoder does not see the \
                              input",
@@ -257,7 +251,7 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
                         seen.insert(key, Answer { mask, at: here });
                     }
                     Some(a) if a.mask != mask => {
-                        return refuse(format!(
+                        return Err(format!(
                             "routing key {key:#x} gets {} {} but {} {}",
                             mask_text(&a.mask, v, pv),
                             place(net, a.at),
@@ -268,6 +262,64 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
                     Some(_) => {}
                 }
             }
+        }
+    }
+    Ok(seen)
+}
+
+fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
+    let net = &rel.net;
+    let pv = shape.outputs();
+    let words = pv.div_ceil(64);
+    if pv > 64 * 4 {
+        return Err(Error::invalid(format!(
+            "{}: {pv} output virtual channels; the router's decoder table covers at most 256",
+            rel.name()
+        )));
+    }
+    let refuse = |why: String| {
+        Err(Error::invalid(format!(
+            "{}: {why}, so the router's address decoder cannot hold the relation; not \
+             supported yet",
+            rel.name()
+        )))
+    };
+    // The nodes are scanned in parallel chunks; where any chunk, or the
+    // merge, finds two answers for one key, the whole network is scanned
+    // again in order, so the refusal names the first place it fails, the
+    // same whatever the number of threads.
+    let n = net.nodes();
+    let chunk = n.div_ceil(4 * rayon::current_num_threads() as u32).max(1);
+    let ranges: Vec<std::ops::Range<NodeId>> = (0..n)
+        .step_by(chunk as usize)
+        .map(|lo| lo..(lo + chunk).min(n))
+        .collect();
+    let parts: Vec<std::result::Result<Seen, String>> = ranges
+        .into_par_iter()
+        .map(|r| scan(rel, &shape, r))
+        .collect();
+    let mut seen = Seen::default();
+    let mut consistent = true;
+    for part in parts {
+        match part {
+            Ok(map) => {
+                for (key, answer) in map {
+                    match seen.get(&key) {
+                        None => {
+                            seen.insert(key, answer);
+                        }
+                        Some(a) if a.mask != answer.mask => consistent = false,
+                        Some(_) => {}
+                    }
+                }
+            }
+            Err(_) => consistent = false,
+        }
+    }
+    if !consistent {
+        match scan(rel, &shape, 0..n) {
+            Err(why) => return refuse(why),
+            Ok(map) => seen = map,
         }
     }
     if seen.len() > MAX_ROWS {
@@ -313,29 +365,46 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
 /// planes use them (Chien §5.2).
 pub fn reach(rel: &Relation) -> (Vec<u64>, Vec<u64>) {
     let net = &rel.net;
-    let mut reach = vec![0u64; net.port_count()];
-    let mut arrive = vec![0u64; net.port_count()];
-    arrive[0] = (1u64 << rel.vcs) - 1;
-    let mut buf = Vec::new();
-    let mut next = Vec::new();
-    for node in 0..net.nodes() {
-        for dest in 0..net.nodes() {
-            rel.route(node, Input::INJECTED, dest, &mut buf);
-            for h in &buf {
-                reach[0] |= 1 << net.port_index(h.port);
-                let Some(there) = net.neighbour(node, h.port) else {
-                    continue;
-                };
-                let q = net.port_index(entry_port(h.port));
-                let input = input_through(entry_port(h.port), h.vc);
-                arrive[q] |= 1 << h.vc;
-                rel.route(there, input, dest, &mut next);
-                for o in &next {
-                    reach[q] |= 1 << net.port_index(o.port);
+    // Per node, in parallel; the bit sets are OR-ed together.
+    let (mut reach, mut arrive) = (0..net.nodes())
+        .into_par_iter()
+        .fold(
+            || (vec![0u64; net.port_count()], vec![0u64; net.port_count()]),
+            |(mut reach, mut arrive), node| {
+                let mut buf = Vec::new();
+                let mut next = Vec::new();
+                for dest in 0..net.nodes() {
+                    rel.route(node, Input::INJECTED, dest, &mut buf);
+                    for h in &buf {
+                        reach[0] |= 1 << net.port_index(h.port);
+                        let Some(there) = net.neighbour(node, h.port) else {
+                            continue;
+                        };
+                        let q = net.port_index(entry_port(h.port));
+                        let input = input_through(entry_port(h.port), h.vc);
+                        arrive[q] |= 1 << h.vc;
+                        rel.route(there, input, dest, &mut next);
+                        for o in &next {
+                            reach[q] |= 1 << net.port_index(o.port);
+                        }
+                    }
                 }
-            }
-        }
-    }
+                (reach, arrive)
+            },
+        )
+        .reduce(
+            || (vec![0u64; net.port_count()], vec![0u64; net.port_count()]),
+            |(mut r, mut a), (r2, a2)| {
+                for (x, y) in r.iter_mut().zip(r2) {
+                    *x |= y;
+                }
+                for (x, y) in a.iter_mut().zip(a2) {
+                    *x |= y;
+                }
+                (r, a)
+            },
+        );
+    arrive[0] = (1u64 << rel.vcs) - 1;
     (reach, arrive)
 }
 
