@@ -559,10 +559,10 @@ fn scoreboard<const W: usize>(
                     // after one behind it that kept its dimension; by
                     // the same output VC with plane slices, where a link's
                     // VCs belong to different planes' slices).
-                    let lane = match (r.slices.is_empty(), r._planes.is_some()) {
-                        (true, _) => 0,
-                        (false, false) => o,
-                        (false, true) => k,
+                    let lane = match r.organization() {
+                        Organization::Unified(_) => 0,
+                        Organization::DimensionSlices(_) | Organization::VcPorts(_) => o,
+                        Organization::PlaneSlices(_) => k,
                     };
                     let ik = (pk.in_port * v + pk.in_vc) * p * v + lane;
                     if let Some(&last) = last_seq.get(&ik) {
