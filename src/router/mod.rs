@@ -187,6 +187,19 @@
 //! `dec$0$cand[o]`, with no error). The router's glue therefore has a plain
 //! Rust `update` (the simulation model) and a hand-written `hdl` emitting
 //! the same logic as Verilog text; the co-simulation test holds them equal.
+//! Each pipeline stage keeps the two side by side in its own file of
+//! [`unified`]; the organizations built from unified routers
+//! ([`Organization`]) keep their wiring's two forms in [`sliced`],
+//! [`planes`] and [`vcports`].
+//!
+//! # Files
+//!
+//! [`block`]: the [`Router`] block and its ports; [`organization`]: what
+//! sits behind them; [`unified`]: the unified router by stage; [`sliced`],
+//! [`planes`], [`vcports`]: Chien's other organizations; [`tables`]: the
+//! relation compiled for the decoders and the routing tables;
+//! [`lookahead`]: the look-ahead field. This file: what the router
+//! supports, and its Verilog (core and top module).
 pub mod block;
 pub mod lookahead;
 pub mod organization;
