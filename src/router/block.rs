@@ -98,9 +98,10 @@ pub(super) struct Io<'a, const W: usize> {
 }
 
 impl<const W: usize> Router<W> {
-    /// The router of `spec`, or why it cannot be built yet.
+    /// The router of `spec`, or why it cannot be built yet (a spec the
+    /// router does not support is named as such before its width is
+    /// compared with `W`).
     pub fn new(spec: &RouterSpec) -> Result<Self> {
-        Self::check_width(spec)?;
         Self::with_table(spec, super::compile(spec)?)
     }
 
