@@ -200,6 +200,13 @@
 //! relation compiled for the decoders and the routing tables;
 //! [`lookahead`]: the look-ahead field. This file: what the router
 //! supports, and its Verilog (core and top module).
+//!
+//! [`FlowControlUnit`]: crate::blocks::FlowControlUnit
+//! [`AddressDecoder`]: crate::blocks::AddressDecoder
+//! [`RoutingArbiter`]: crate::blocks::RoutingArbiter
+//! [`Crossbar::per_flit_linking`]: crate::blocks::Crossbar::per_flit_linking
+//! [`HeaderUpdate`]: crate::blocks::address_decoder::HeaderUpdate
+//! [`LookaheadMux`]: crate::blocks::LookaheadMux
 pub mod block;
 pub mod lookahead;
 pub mod organization;

@@ -18,7 +18,7 @@
 //!
 //! The core's relation is the router's, read with the ports renumbered: the
 //! permitted output VC k = o V + v of a key is the core's port k with VC 0,
-//! so the compiled rows are used unchanged ([`core_table`]); the header
+//! so the compiled rows are used unchanged (`core_table`); the header
 //! update of core port o V + v is link o's.
 //!
 //! Credits. The core counts, per output VC, the flits in the VC

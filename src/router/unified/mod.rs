@@ -5,7 +5,7 @@
 //! Each pipeline stage has its own file holding its part of the simulation
 //! model (`glue`) beside the Verilog it emits (`glue_verilog`), so that a
 //! change to one is made next to the other; the co-simulation tests hold
-//! the two equal. [`Unified::glue`] and [`Unified::glue_verilog`] call the
+//! the two equal. `Unified::glue` and `Unified::glue_verilog` call the
 //! stages in order:
 //!
 //! - [`input_buffers`]: a flit into the buffer of its VC, credits back;
