@@ -44,7 +44,9 @@ use super::tables::CompiledTable;
 /// the permitted output VCs (bit o V + v).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LookaheadTable {
+    /// Physical ports P of the router.
     pub ports: usize,
+    /// Virtual channels V per physical channel.
     pub vcs: usize,
     /// Bits of the field (`spec::lookahead_field_bits`).
     pub field_bits: usize,

@@ -71,6 +71,12 @@ use std::fmt::Write as _;
 
 use rust_hdl::prelude::*;
 
+use super::block::Io;
+use super::organization::{
+    chain, chain_verilog, connect_slices, port_from_slice, port_from_slice_verilog, slice_setup,
+    slice_setup_verilog, transparent_block, wire, StandIns,
+};
+use super::tables::CompiledTable;
 use super::{unsupported, Router};
 use crate::algo::{Network, Relation};
 use crate::blocks::vc_controller::VcController;
@@ -131,141 +137,129 @@ fn attached(n: usize, o: usize) -> Vec<(usize, usize)> {
     at
 }
 
-/// The plane-sliced router of `spec`, whose n-D relation is compiled as
-/// `table`.
-pub(super) fn build<const W: usize>(
-    spec: &RouterSpec,
-    table: super::tables::CompiledTable,
-) -> Result<Router<W>> {
-    let n = spec.dims as usize;
-    let p = table.ports();
-    let v = table.vcs();
-    if !matches!(spec.topology, Topology::Mesh | Topology::Torus) || n < 2 || p != 2 * n + 1 {
-        return Err(unsupported(format!(
-            "plane slices on a {n}-dimensional {}",
-            spec.topology
-        )));
-    }
-    let (_, planes) = relations(spec)?;
-    let one = plane_spec(spec);
-    let slices = compile_planes(spec)?
-        .into_iter()
-        .map(|t| Router::<W>::with_table(&one, t))
-        .collect::<Result<Vec<_>>>()?;
-    let s = &slices[0]._table.shape;
-    if s.field_bits != table.shape.field_bits || s.coord_bits != table.shape.coord_bits {
-        return Err(Error::InvalidSpec(format!(
-            "internal: a plane slice of {} reads other address fields than the router",
-            spec.name()
-        )));
-    }
-    let mut owner = vec![(0, 0); p * v];
-    let mut vcc_at = vec![None; p];
-    let mut vccs = 0;
-    for o in 1..p {
-        let at = attached(n, o);
-        for c in 0..v {
-            // The slice whose plane relation sends on (its port, c).
-            let users: Vec<(usize, usize)> = at
-                .iter()
-                .copied()
-                .filter(|&(i, j)| {
-                    let dim = (j - 1) / 2;
-                    let map = &planes[i].vc_map.map[dim];
-                    map.iter().any(|class| class.contains(&(c as u8)))
+/// Plane slices: n-1 unified routers of 2-D networks and the VC
+/// controllers of the shared links behind the router's ports (module
+/// documentation).
+pub struct PlaneSlices<const W: usize> {
+    /// The unified router's allocators and crossbar, tied low.
+    standins: StandIns<W>,
+    /// Slice i: the router of plane A_i.
+    pub(super) slices: Vec<Router<W>>,
+    /// Per link two planes share, Chien's VC controller putting their VCs
+    /// on it.
+    vcc: Vec<VcController<W>>,
+    /// Where each port is wired.
+    wiring: Wiring,
+    /// Physical ports, VCs per channel, dimensions, bits of an address
+    /// field, bits of a node_id coordinate.
+    p: usize,
+    v: usize,
+    n: usize,
+    f: usize,
+    cb: usize,
+}
+
+transparent_block!(PlaneSlices<W>; standins, slices, vcc);
+
+impl<const W: usize> PlaneSlices<W> {
+    /// The plane-sliced router of `spec`, whose n-D relation is compiled
+    /// as `table`.
+    pub(super) fn new(spec: &RouterSpec, table: &CompiledTable) -> Result<Self> {
+        let n = spec.dims as usize;
+        let p = table.ports();
+        let v = table.vcs();
+        if !matches!(spec.topology, Topology::Mesh | Topology::Torus) || n < 2 || p != 2 * n + 1 {
+            return Err(unsupported(format!(
+                "plane slices on a {n}-dimensional {}",
+                spec.topology
+            )));
+        }
+        let (_, planes) = relations(spec)?;
+        let one = plane_spec(spec);
+        let slices = compile_planes(spec)?
+            .into_iter()
+            .map(|t| Router::<W>::with_table(&one, t))
+            .collect::<Result<Vec<_>>>()?;
+        let s = &slices[0].table().shape;
+        if s.field_bits != table.shape.field_bits || s.coord_bits != table.shape.coord_bits {
+            return Err(Error::InvalidSpec(format!(
+                "internal: a plane slice of {} reads other address fields than the router",
+                spec.name()
+            )));
+        }
+        let mut owner = vec![(0, 0); p * v];
+        let mut vcc_at = vec![None; p];
+        let mut vccs = 0;
+        for o in 1..p {
+            let at = attached(n, o);
+            for c in 0..v {
+                // The slice whose plane relation sends on (its port, c).
+                let users: Vec<(usize, usize)> = at
+                    .iter()
+                    .copied()
+                    .filter(|&(i, j)| {
+                        let dim = (j - 1) / 2;
+                        let map = &planes[i].vc_map.map[dim];
+                        map.iter().any(|class| class.contains(&(c as u8)))
+                    })
+                    .collect();
+                owner[o * v + c] = match users[..] {
+                    [one] => one,
+                    [] => at[0],
+                    _ => {
+                        return Err(Error::invalid(format!(
+                            "--datapath sliced with --algo planar needs --vcs {} or more on a \
+                             {n}-dimensional mesh: with --vcs {v} the plane classes of \
+                             dimension {} share VC {c} between two plane slices (Chien §5.2: \
+                             three VCs)",
+                            spec.algorithm.min_vcs(spec.topology, spec.dims),
+                            (o - 1) / 2
+                        )))
+                    }
+                };
+            }
+            if at.len() == 2 {
+                vcc_at[o] = Some(vccs);
+                vccs += 1;
+            }
+        }
+        let d = spec.buffer_depth as usize;
+        Ok(PlaneSlices {
+            standins: StandIns::new(),
+            slices,
+            vcc: (0..vccs)
+                .map(|_| {
+                    VcController::with_flow_control(v, d, spec.flow_control == FlowControl::OnOff)
                 })
-                .collect();
-            owner[o * v + c] = match users[..] {
-                [one] => one,
-                [] => at[0],
-                _ => {
-                    return Err(Error::invalid(format!(
-                        "--datapath sliced with --algo planar needs --vcs {} or more on a \
-                         {n}-dimensional mesh: with --vcs {v} the plane classes of dimension \
-                         {} share VC {c} between two plane slices (Chien §5.2: three VCs)",
-                        spec.algorithm.min_vcs(spec.topology, spec.dims),
-                        (o - 1) / 2
-                    )))
-                }
-            };
-        }
-        if at.len() == 2 {
-            vcc_at[o] = Some(vccs);
-            vccs += 1;
-        }
-    }
-    let d = spec.buffer_depth as usize;
-    Ok(Router {
-        slices,
-        vcc: (0..vccs)
-            .map(|_| VcController::with_flow_control(v, d, spec.flow_control == FlowControl::OnOff))
-            .collect(),
-        _planes: Some(Wiring { owner, vcc_at }),
-        ..Router::shell(p, v, spec, table)
-    })
-}
-
-/// `data` with its `n` address fields of `f` bits rotated down by `r`:
-/// field j of the result is field (j + r) mod n of `data`; the bits above
-/// the fields are kept.
-fn rotate(data: u64, f: usize, n: usize, r: usize) -> u64 {
-    let m = (1u64 << f) - 1;
-    let fields = n * f;
-    let mut out = if fields >= 64 {
-        0
-    } else {
-        data & !((1u64 << fields) - 1)
-    };
-    for j in 0..n {
-        out |= ((data >> (((j + r) % n) * f)) & m) << (j * f);
-    }
-    out
-}
-
-/// [`rotate`] as a Verilog expression on the `w`-bit signal `x`.
-fn rotate_verilog(x: &str, w: usize, f: usize, n: usize, r: usize) -> String {
-    if r % n == 0 {
-        return x.to_string();
-    }
-    let mut parts = Vec::new();
-    if n * f < w {
-        parts.push(format!("{x}[{}:{}]", w - 1, n * f));
-    }
-    for j in (0..n).rev() {
-        let s = (j + r) % n;
-        parts.push(format!("{x}[{}:{}]", (s + 1) * f - 1, s * f));
-    }
-    format!("{{{}}}", parts.join(", "))
-}
-
-impl<const W: usize> Router<W> {
-    /// Address fields n, bits of one field.
-    fn plane_geometry(&self) -> (usize, usize) {
-        let shape = &self._table.shape;
-        (shape.dims, shape.field_bits)
+                .collect(),
+            wiring: Wiring { owner, vcc_at },
+            p,
+            v,
+            n,
+            f: table.shape.field_bits,
+            cb: table.shape.coord_bits,
+        })
     }
 
-    /// [`Logic::update`] of a plane-sliced router: the wiring of its slices
-    /// and VC controllers.
-    pub(super) fn update_planes(&mut self) {
-        let w = self._planes.take().expect("plane wiring");
-        let v = self._v;
-        let p = self._p;
+    /// The wiring of the slices and VC controllers (the simulation model).
+    pub(super) fn glue(&mut self, io: &mut Io<'_, W>) {
+        let w = &self.wiring;
+        let (p, v, n, f) = (self.p, self.v, self.n, self.f);
         let m = self.slices.len();
-        let (n, f) = self.plane_geometry();
-        let clk = self.clock.val();
-        let rst = self.rst.val();
-        self.standins_update();
+        let clk = io.clock.val();
+        let rst = io.rst.val();
+        self.standins.glue(clk);
         for i in 0..m {
-            self.slice_setup_update(i, 2);
+            // A slice reads two coordinates of node_id.
+            slice_setup(io, &mut self.slices[i], i, 2, self.cb);
         }
         for k in 0..self.vcc.len() {
             self.vcc[k].clock.next = clk;
             self.vcc[k].rst.next = rst;
         }
         for o in 1..p {
-            let vc = self.in_vc[o].val().index();
-            let data = self.in_data[o].val().to_u64();
+            let vc = io.in_vc[o].val().index();
+            let data = io.in_data[o].val().to_u64();
             for (i, j) in attached(n, o) {
                 let s = &mut self.slices[i];
                 s.in_data[j].next = Bits::<W>::from(rotate(data, f, n, i));
@@ -273,17 +267,17 @@ impl<const W: usize> Router<W> {
                 // them on a link of one plane, as the Verilog).
                 let all = (0..v).all(|c| w.owner[o * v + c] == (i, j));
                 let mine = all || (vc < v && w.owner[o * v + vc] == (i, j));
-                s.in_valid[j].next = self.in_valid[o].val() && mine;
-                s.in_head[j].next = self.in_head[o].val();
-                s.in_tail[j].next = self.in_tail[o].val();
-                s.in_vc[j].next = self.in_vc[o].val();
+                s.in_valid[j].next = io.in_valid[o].val() && mine;
+                s.in_head[j].next = io.in_head[o].val();
+                s.in_tail[j].next = io.in_tail[o].val();
+                s.in_vc[j].next = io.in_vc[o].val();
                 for c in 0..v {
                     s.out_credit[j * v + c].next = false;
                 }
             }
             for c in 0..v {
                 let (i, j) = w.owner[o * v + c];
-                self.in_credit[o * v + c].next = self.slices[i].in_credit[j * v + c].val();
+                io.in_credit[o * v + c].next = self.slices[i].in_credit[j * v + c].val();
             }
             if let Some(k) = w.vcc_at[o] {
                 for c in 0..v {
@@ -295,42 +289,46 @@ impl<const W: usize> Router<W> {
                     x.in_valid[c].next = s.out_valid[j].val() && s.out_vc[j].val().index() == c;
                     x.in_head[c].next = s.out_head[j].val();
                     x.in_tail[c].next = s.out_tail[j].val();
-                    x.credit_in[c].next = self.out_credit[o * v + c].val();
+                    x.credit_in[c].next = io.out_credit[o * v + c].val();
                     s.out_credit[j * v + c].next = x.credit_out[c].val();
                 }
                 let x = &self.vcc[k];
-                self.out_data[o].next = x.phys_data.val();
-                self.out_valid[o].next = x.phys_valid.val();
-                self.out_head[o].next = x.phys_head.val();
-                self.out_tail[o].next = x.phys_tail.val();
-                self.out_vc[o].next = (x.phys_vc.val().index() as u64).into();
+                io.out_data[o].next = x.phys_data.val();
+                io.out_valid[o].next = x.phys_valid.val();
+                io.out_head[o].next = x.phys_head.val();
+                io.out_tail[o].next = x.phys_tail.val();
+                io.out_vc[o].next = (x.phys_vc.val().index() as u64).into();
             } else {
                 let (i, j) = attached(n, o)[0];
-                self.port_from_slice_update(i, j, o, |data| rotate(data, f, n, n - i));
+                port_from_slice(io, &mut self.slices[i], j, o, v, |data| {
+                    rotate(data, f, n, n - i)
+                });
             }
         }
         // Slice i's fields are the router's rotated by i.
-        self.update_chain(
+        chain(
+            io,
+            &mut self.slices,
+            v,
             |data| rotate(data, f, n, n - (m - 1)),
             |_, data| rotate(data, f, n, 1),
         );
-        self._planes = Some(w);
     }
 
-    /// The wiring of [`Router::update_planes`] as Verilog.
-    pub(super) fn planes_verilog(&self) -> String {
-        let w = self._planes.as_ref().expect("plane wiring");
-        let v = self._v;
-        let p = self._p;
+    /// [`PlaneSlices::glue`] as Verilog.
+    pub(super) fn glue_verilog(&self) -> String {
+        let w = &self.wiring;
+        let (p, v, n, f) = (self.p, self.v, self.n, self.f);
         let m = self.slices.len();
-        let (n, f) = self.plane_geometry();
         let vb = super::VC_BITS;
-        let mut s = self.wiring_start("Plane slices (Chien §5.2, Figure 6).");
+        let mut s = self
+            .standins
+            .wiring_start("Plane slices (Chien §5.2, Figure 6).");
         let mut line = |t: String| {
             let _ = writeln!(s, "    {t}");
         };
         for i in 0..m {
-            for t in self.slice_setup_verilog(i, 2) {
+            for t in slice_setup_verilog(W, i, 2, self.cb) {
                 line(t);
             }
         }
@@ -398,13 +396,13 @@ impl<const W: usize> Router<W> {
             } else {
                 let (i, j) = attached(n, o)[0];
                 let data = rotate_verilog(&format!("slices${i}$out_data${j}"), W, f, n, n - i);
-                for t in self.port_from_slice_verilog(i, j, o, &data) {
+                for t in port_from_slice_verilog(i, j, o, v, &data) {
                     line(t);
                 }
             }
         }
         let last = format!("slices${}$out_data$0", m - 1);
-        let chain = self.chain_verilog(&rotate_verilog(&last, W, f, n, n - (m - 1)), |i| {
+        let chain = chain_verilog(m, v, &rotate_verilog(&last, W, f, n, n - (m - 1)), |i| {
             let from = format!("slices${}$out_data$0", i - 1);
             (None, rotate_verilog(&from, W, f, n, 1))
         });
@@ -414,6 +412,55 @@ impl<const W: usize> Router<W> {
         line("end".into());
         s
     }
+}
+
+impl<const W: usize> Logic for PlaneSlices<W> {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        connect_slices(&mut self.slices);
+        for x in self.vcc.iter_mut() {
+            x.clock.connect();
+            x.rst.connect();
+            wire(&mut x.in_data);
+            wire(&mut x.in_valid);
+            wire(&mut x.in_head);
+            wire(&mut x.in_tail);
+            wire(&mut x.credit_in);
+        }
+    }
+}
+
+/// `data` with its `n` address fields of `f` bits rotated down by `r`:
+/// field j of the result is field (j + r) mod n of `data`; the bits above
+/// the fields are kept.
+fn rotate(data: u64, f: usize, n: usize, r: usize) -> u64 {
+    let m = (1u64 << f) - 1;
+    let fields = n * f;
+    let mut out = if fields >= 64 {
+        0
+    } else {
+        data & !((1u64 << fields) - 1)
+    };
+    for j in 0..n {
+        out |= ((data >> (((j + r) % n) * f)) & m) << (j * f);
+    }
+    out
+}
+
+/// [`rotate`] as a Verilog expression on the `w`-bit signal `x`.
+fn rotate_verilog(x: &str, w: usize, f: usize, n: usize, r: usize) -> String {
+    if r % n == 0 {
+        return x.to_string();
+    }
+    let mut parts = Vec::new();
+    if n * f < w {
+        parts.push(format!("{x}[{}:{}]", w - 1, n * f));
+    }
+    for j in (0..n).rev() {
+        let s = (j + r) % n;
+        parts.push(format!("{x}[{}:{}]", (s + 1) * f - 1, s * f));
+    }
+    format!("{{{}}}", parts.join(", "))
 }
 
 #[cfg(test)]
@@ -468,13 +515,16 @@ mod tests {
     /// between them, not 2 x 5 x 3 = 30.
     #[test]
     fn slices_buffer_only_their_planes_vcs() {
-        let present = |r: &Router<16>| r.fcu.iter().filter(|u| u.is_present()).count();
+        let present = |r: &Router<16>| match r.organization() {
+            crate::router::Organization::Unified(u) => u.buffers_present(),
+            _ => panic!("a slice is a unified router"),
+        };
         let sliced = Router::<16>::new(&planes(3, 4, 3)).unwrap();
         let unified =
             Router::<16>::new(&spec_on(Algorithm::PlanarAdaptive, Topology::Mesh, 3, 4, 3))
                 .unwrap();
         assert_eq!(present(&unified), 7 * 3);
-        let per_slice: Vec<usize> = sliced.slices.iter().map(present).collect();
+        let per_slice: Vec<usize> = sliced.organization().slices().iter().map(present).collect();
         assert_eq!(per_slice.iter().sum::<usize>(), 21 + 3, "{per_slice:?}");
         assert_eq!(per_slice.len(), 2);
     }

@@ -59,6 +59,12 @@ use std::fmt::Write as _;
 
 use rust_hdl::prelude::*;
 
+use super::block::Io;
+use super::organization::{
+    chain, chain_verilog, connect_slices, port_from_slice, port_from_slice_verilog, slice_setup,
+    slice_setup_verilog, transparent_block, StandIns,
+};
+use super::tables::CompiledTable;
 use super::{unsupported, Router};
 use crate::error::{Error, Result};
 use crate::spec::{Algorithm, PathSelection, RouterDatapath, RouterSpec, Topology};
@@ -111,13 +117,6 @@ pub fn samples() -> Vec<RouterSpec> {
     .collect()
 }
 
-/// Marks every signal of `signals` driven (by the sliced router's wiring).
-fn wire<D: Direction, T: Synth>(signals: &mut [Signal<D, T>]) {
-    for s in signals {
-        s.connect();
-    }
-}
-
 /// Links per dimension: two on meshes and tori, one on a hypercube.
 fn links_per_dim(spec: &RouterSpec) -> usize {
     if spec.topology == Topology::Hypercube {
@@ -127,35 +126,165 @@ fn links_per_dim(spec: &RouterSpec) -> usize {
     }
 }
 
-/// The sliced router of `spec`, whose n-D relation is compiled as `table`
-/// (the decoders of the slices compile their own 1-D relation).
-pub(super) fn build<const W: usize>(
-    spec: &RouterSpec,
-    table: super::tables::CompiledTable,
-) -> Result<Router<W>> {
-    if spec.algorithm == Algorithm::PlanarAdaptive {
-        return super::planes::build(spec, table);
+/// Dimension slices: n unified routers of 1-D networks behind the router's
+/// ports (module documentation).
+pub struct DimensionSlices<const W: usize> {
+    /// The unified router's allocators and crossbar, tied low.
+    standins: StandIns<W>,
+    /// Slice d: the router of dimension d's 1-D network.
+    pub(super) slices: Vec<Router<W>>,
+    /// VCs per physical channel.
+    v: usize,
+    /// Bits of one address field.
+    f: usize,
+    /// Links per dimension.
+    l: usize,
+    /// Bits of one node_id coordinate.
+    cb: usize,
+}
+
+transparent_block!(DimensionSlices<W>; standins, slices);
+
+impl<const W: usize> DimensionSlices<W> {
+    /// The sliced router of `spec`, whose n-D relation is compiled as
+    /// `table` (the decoders of the slices compile their own 1-D relation).
+    pub(super) fn new(spec: &RouterSpec, table: &CompiledTable) -> Result<Self> {
+        let n = spec.dims as usize;
+        let one = slice_spec(spec);
+        let slices = (0..n)
+            .map(|_| Router::<W>::new(&one))
+            .collect::<Result<Vec<_>>>()?;
+        if slices[0].table().needs_node() && !table.needs_node() {
+            return Err(Error::InvalidSpec(format!(
+                "internal: a slice of {} reads node_id, the router has none",
+                spec.name()
+            )));
+        }
+        let p = table.ports();
+        let l = links_per_dim(spec);
+        if p != 1 + n * l {
+            return Err(unsupported(format!("{p} ports on {n} slices")));
+        }
+        Ok(DimensionSlices {
+            standins: StandIns::new(),
+            slices,
+            v: table.vcs(),
+            f: table.shape.field_bits,
+            l,
+            cb: table.shape.coord_bits,
+        })
     }
-    let n = spec.dims as usize;
-    let one = slice_spec(spec);
-    let slices = (0..n)
-        .map(|_| Router::<W>::new(&one))
-        .collect::<Result<Vec<_>>>()?;
-    if slices[0]._table.needs_node() && !table.needs_node() {
-        return Err(Error::InvalidSpec(format!(
-            "internal: a slice of {} reads node_id, the router has none",
-            spec.name()
-        )));
+
+    /// The wiring of the slices (the simulation model).
+    pub(super) fn glue(&mut self, io: &mut Io<'_, W>) {
+        let (v, f, l) = (self.v, self.f, self.l);
+        let n = self.slices.len();
+        let ps = l + 1;
+        self.standins.glue(io.clock.val());
+        for d in 0..n {
+            let s = &mut self.slices[d];
+            // A slice reads one coordinate of node_id.
+            slice_setup(io, s, d, 1, self.cb);
+            for j in 1..ps {
+                let o = outer_port(l, d, j);
+                let data = exchange(io.in_data[o].val().to_u64(), f, d);
+                s.in_data[j].next = Bits::<W>::from(data);
+                s.in_valid[j].next = io.in_valid[o].val();
+                s.in_head[j].next = io.in_head[o].val();
+                s.in_tail[j].next = io.in_tail[o].val();
+                s.in_vc[j].next = io.in_vc[o].val();
+                for c in 0..v {
+                    io.in_credit[o * v + c].next = s.in_credit[j * v + c].val();
+                }
+                port_from_slice(io, s, j, o, v, |data| exchange(data, f, d));
+            }
+        }
+        chain(
+            io,
+            &mut self.slices,
+            v,
+            |data| exchange(data, f, n - 1),
+            |d, data| exchange(exchange(data, f, d - 1), f, d),
+        );
     }
-    let p = table.ports();
-    let v = table.vcs();
-    if p != 1 + n * links_per_dim(spec) {
-        return Err(unsupported(format!("{p} ports on {n} slices")));
+
+    /// [`DimensionSlices::glue`] as Verilog.
+    pub(super) fn glue_verilog(&self) -> String {
+        let (v, f, l) = (self.v, self.f, self.l);
+        let n = self.slices.len();
+        let ps = l + 1;
+        let mut s = self
+            .standins
+            .wiring_start("Dimension slices (Chien §5.1, Figure 5).");
+        let mut line = |t: String| {
+            let _ = writeln!(s, "    {t}");
+        };
+        for d in 0..n {
+            let sd = format!("slices${d}");
+            for t in slice_setup_verilog(W, d, 1, self.cb) {
+                line(t);
+            }
+            for j in 1..ps {
+                let o = outer_port(l, d, j);
+                line(format!(
+                    "    {sd}$in_data${j} = {};",
+                    exchange_verilog(&format!("in_data${o}"), W, f, d)
+                ));
+                line(format!(
+                    "    {sd}$in_valid${j} = in_valid${o}; {sd}$in_head${j} = in_head${o}; \
+                     {sd}$in_tail${j} = in_tail${o}; {sd}$in_vc${j} = in_vc${o};"
+                ));
+                let data = exchange_verilog(&format!("{sd}$out_data${j}"), W, f, d);
+                for t in port_from_slice_verilog(d, j, o, v, &data) {
+                    line(t);
+                }
+                for c in 0..v {
+                    line(format!(
+                        "    in_credit${} = {sd}$in_credit${};",
+                        o * v + c,
+                        j * v + c
+                    ));
+                }
+            }
+        }
+        let chain = chain_verilog(
+            n,
+            v,
+            &exchange_verilog(&format!("slices${}$out_data$0", n - 1), W, f, n - 1),
+            |d| {
+                let from = format!("slices${}$out_data$0", d - 1);
+                if d == 1 {
+                    (None, exchange_verilog(&from, W, f, d))
+                } else {
+                    // Back to the router's field order, then into slice
+                    // d's: two exchanges in a row, the first into a
+                    // register.
+                    (
+                        Some(format!(
+                            "back${d} = {};",
+                            exchange_verilog(&from, W, f, d - 1)
+                        )),
+                        exchange_verilog(&format!("back${d}"), W, f, d),
+                    )
+                }
+            },
+        );
+        for t in chain {
+            line(t);
+        }
+        line("end".into());
+        let decl: String = (2..n)
+            .map(|d| format!("    reg [{}:0] back${d};\n", W - 1))
+            .collect();
+        format!("{decl}{s}")
     }
-    Ok(Router {
-        slices,
-        ..Router::shell(p, v, spec, table)
-    })
+}
+
+impl<const W: usize> Logic for DimensionSlices<W> {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        connect_slices(&mut self.slices);
+    }
 }
 
 /// Where a port of slice `d` is wired: its own port `j` (0 local, then
@@ -193,404 +322,6 @@ fn exchange_verilog(x: &str, w: usize, f: usize, d: usize) -> String {
     }
     parts.push(format!("{x}[{}:{}]", (d + 1) * f - 1, d * f));
     format!("{{{}}}", parts.join(", "))
-}
-
-impl<const W: usize> Router<W> {
-    /// Bits of one address field, links per dimension, bits of one
-    /// node_id coordinate, ports of a slice.
-    fn slice_geometry(&self) -> (usize, usize, usize, usize) {
-        let shape = &self._table.shape;
-        let l = (self._p - 1) / shape.dims;
-        (shape.field_bits, l, shape.coord_bits, l + 1)
-    }
-
-    /// The clocks of the unified router's stand-in allocators and crossbar
-    /// (their other inputs are never driven high).
-    pub(super) fn standins_update(&mut self) {
-        let clk = self.clock.val();
-        self.valloc.clock.next = clk;
-        self.salloc.clock.next = clk;
-        self.xbar.clock.next = clk;
-    }
-
-    /// Clock, reset, node_id (its `coords` coordinates from coordinate i)
-    /// and the unused table port of slice i.
-    pub(super) fn slice_setup_update(&mut self, i: usize, coords: usize) {
-        let cb = self._table.shape.coord_bits;
-        let node = self.node_id.val().to_u64();
-        let s = &mut self.slices[i];
-        s.clock.next = self.clock.val();
-        s.rst.next = self.rst.val();
-        s.node_id.next = Bits::<W>::from((node >> (i * cb)) & ((1u64 << (coords * cb)) - 1));
-        s.cfg_we.next = false;
-        s.cfg_addr.next = 0u64.into();
-        s.cfg_class.next = 0u64.into();
-    }
-
-    /// Router output port o driven by port j of slice i (its data into
-    /// the router's field order by `data`), the credits of o's VCs back to
-    /// the slice.
-    pub(super) fn port_from_slice_update(
-        &mut self,
-        i: usize,
-        j: usize,
-        o: usize,
-        data: impl Fn(u64) -> u64,
-    ) {
-        let v = self._v;
-        let s = &mut self.slices[i];
-        self.out_data[o].next = Bits::<W>::from(data(s.out_data[j].val().to_u64()));
-        self.out_valid[o].next = s.out_valid[j].val();
-        self.out_head[o].next = s.out_head[j].val();
-        self.out_tail[o].next = s.out_tail[j].val();
-        self.out_vc[o].next = s.out_vc[j].val();
-        for c in 0..v {
-            s.out_credit[j * v + c].next = self.out_credit[o * v + c].val();
-        }
-    }
-
-    /// [`Logic::update`] of a sliced router: the wiring of its slices.
-    pub(super) fn update_sliced(&mut self) {
-        if self._planes.is_some() {
-            return self.update_planes();
-        }
-        if self._vcports {
-            return self.update_vc_ports();
-        }
-        let v = self._v;
-        let n = self.slices.len();
-        let (f, l, _, ps) = self.slice_geometry();
-        self.standins_update();
-        for d in 0..n {
-            self.slice_setup_update(d, 1);
-            for j in 1..ps {
-                let o = outer_port(l, d, j);
-                let s = &mut self.slices[d];
-                let data = exchange(self.in_data[o].val().to_u64(), f, d);
-                s.in_data[j].next = Bits::<W>::from(data);
-                s.in_valid[j].next = self.in_valid[o].val();
-                s.in_head[j].next = self.in_head[o].val();
-                s.in_tail[j].next = self.in_tail[o].val();
-                s.in_vc[j].next = self.in_vc[o].val();
-                for c in 0..v {
-                    self.in_credit[o * v + c].next = s.in_credit[j * v + c].val();
-                }
-                self.port_from_slice_update(d, j, o, |data| exchange(data, f, d));
-            }
-        }
-        self.update_chain(
-            |data| exchange(data, f, n - 1),
-            |d, data| exchange(exchange(data, f, d - 1), f, d),
-        );
-    }
-
-    /// Injection into slice 0, ejection from the last slice (its local
-    /// output through `eject` into the router's field order) and the
-    /// inter-slice channels (slice i-1's local output through `hand(i, ..)`
-    /// into slice i's order): the chain of Chien's Figures 5 and 6.
-    pub(super) fn update_chain(
-        &mut self,
-        eject: impl Fn(u64) -> u64,
-        hand: impl Fn(usize, u64) -> u64,
-    ) {
-        let v = self._v;
-        let n = self.slices.len();
-        let first = &mut self.slices[0];
-        first.in_data[0].next = self.in_data[0].val();
-        first.in_valid[0].next = self.in_valid[0].val();
-        first.in_head[0].next = self.in_head[0].val();
-        first.in_tail[0].next = self.in_tail[0].val();
-        first.in_vc[0].next = self.in_vc[0].val();
-        for c in 0..v {
-            self.in_credit[c].next = first.in_credit[c].val();
-        }
-        let last = &mut self.slices[n - 1];
-        self.out_data[0].next = Bits::<W>::from(eject(last.out_data[0].val().to_u64()));
-        self.out_valid[0].next = last.out_valid[0].val();
-        self.out_head[0].next = last.out_head[0].val();
-        self.out_tail[0].next = last.out_tail[0].val();
-        self.out_vc[0].next = last.out_vc[0].val();
-        for c in 0..v {
-            last.out_credit[c].next = self.out_credit[c].val();
-        }
-        for d in 1..n {
-            let (lo, hi) = self.slices.split_at_mut(d);
-            let (from, to) = (&mut lo[d - 1], &mut hi[0]);
-            to.in_data[0].next = Bits::<W>::from(hand(d, from.out_data[0].val().to_u64()));
-            to.in_valid[0].next = from.out_valid[0].val();
-            to.in_head[0].next = from.out_head[0].val();
-            to.in_tail[0].next = from.out_tail[0].val();
-            to.in_vc[0].next = from.out_vc[0].val();
-            for c in 0..v {
-                from.out_credit[c].next = to.in_credit[c].val();
-            }
-        }
-    }
-
-    /// [`Logic::connect`] of a sliced router.
-    pub(super) fn connect_sliced(&mut self) {
-        for s in self.slices.iter_mut() {
-            s.clock.connect();
-            s.rst.connect();
-            s.node_id.connect();
-            s.cfg_we.connect();
-            s.cfg_addr.connect();
-            s.cfg_class.connect();
-            wire(&mut s.in_data);
-            wire(&mut s.in_valid);
-            wire(&mut s.in_head);
-            wire(&mut s.in_tail);
-            wire(&mut s.in_vc);
-            wire(&mut s.out_credit);
-        }
-        for x in self.vcc.iter_mut() {
-            x.clock.connect();
-            x.rst.connect();
-            wire(&mut x.in_data);
-            wire(&mut x.in_valid);
-            wire(&mut x.in_head);
-            wire(&mut x.in_tail);
-            wire(&mut x.credit_in);
-        }
-        wire(&mut self.in_credit);
-        wire(&mut self.out_data);
-        wire(&mut self.out_valid);
-        wire(&mut self.out_head);
-        wire(&mut self.out_tail);
-        wire(&mut self.out_vc);
-        for a in [&mut self.valloc, &mut self.salloc] {
-            a.clock.connect();
-            a.rst.connect();
-            wire(&mut a.req);
-            wire(&mut a.cand);
-            wire(&mut a.cand_valid);
-            wire(&mut a.out_free);
-            wire(&mut a.out_credits);
-            wire(&mut a.out_mux);
-        }
-        let x = &mut self.xbar;
-        x.clock.connect();
-        x.rst.connect();
-        wire(&mut x.grant);
-        wire(&mut x.in_data);
-        wire(&mut x.in_valid);
-        wire(&mut x.in_head);
-        wire(&mut x.in_tail);
-    }
-
-    /// Clock, reset, node_id (its `coords` coordinates from coordinate i)
-    /// and the unused table port of slice i, as Verilog lines.
-    pub(super) fn slice_setup_verilog(&self, i: usize, coords: usize) -> Vec<String> {
-        let cb = self._table.shape.coord_bits;
-        let sd = format!("slices${i}");
-        vec![
-            format!("    {sd}$clock = clock; {sd}$rst = rst;"),
-            format!(
-                "    {sd}$node_id = {{{}'d0, node_id[{}:{}]}};",
-                W - coords * cb,
-                (i + coords) * cb - 1,
-                i * cb
-            ),
-            format!(
-                "    {sd}$cfg_we = 1'b0; {sd}$cfg_addr = {}'d0; {sd}$cfg_class = {}'d0;",
-                crate::blocks::es_table::ADDR_BITS,
-                super::CLASS_BITS
-            ),
-        ]
-    }
-
-    /// The start of a sliced router's wiring in Verilog: a comment with
-    /// `title`, the always block's first line, the stand-ins tied low.
-    pub(super) fn wiring_start(&self, title: &str) -> String {
-        let mut s = format!("    // {title}\n    always @(*) begin\n");
-        for t in self.standins_verilog() {
-            let _ = writeln!(s, "    {t}");
-        }
-        s
-    }
-
-    /// Router output port o driven by port j of slice i (its data in the
-    /// router's field order: `data`), and the credits of o's VCs back to
-    /// the slice, as Verilog lines.
-    pub(super) fn port_from_slice_verilog(
-        &self,
-        i: usize,
-        j: usize,
-        o: usize,
-        data: &str,
-    ) -> Vec<String> {
-        let sd = format!("slices${i}");
-        let mut out = vec![
-            format!("    out_data${o} = {data};"),
-            format!(
-                "    out_valid${o} = {sd}$out_valid${j}; out_head${o} = {sd}$out_head${j}; \
-                 out_tail${o} = {sd}$out_tail${j}; out_vc${o} = {sd}$out_vc${j};"
-            ),
-        ];
-        let v = self._v;
-        for c in 0..v {
-            out.push(format!(
-                "    {sd}$out_credit${} = out_credit${};",
-                j * v + c,
-                o * v + c
-            ));
-        }
-        out
-    }
-
-    /// The stand-in allocators and crossbar tied low, as Verilog lines.
-    pub(super) fn standins_verilog(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut line = |t: String| out.push(t);
-        for a in ["valloc", "salloc"] {
-            line(format!("    {a}$clock = clock; {a}$rst = 1'b0;"));
-            for (name, count, width) in [
-                ("req", self.valloc.req.len(), 1),
-                ("cand", self.valloc.cand.len(), super::PORT_BITS),
-                ("cand_valid", self.valloc.cand_valid.len(), 1),
-                ("out_free", self.valloc.out_free.len(), 1),
-                ("out_credits", self.valloc.out_credits.len(), 8),
-                ("out_mux", self.valloc.out_mux.len(), 8),
-            ] {
-                for i in 0..count {
-                    line(format!("    {a}${name}${i} = {width}'d0;"));
-                }
-            }
-        }
-        line("    xbar$clock = clock; xbar$rst = 1'b0;".into());
-        for i in 0..self.xbar.grant.len() {
-            line(format!("    xbar$grant${i} = 1'b0;"));
-        }
-        for i in 0..self.xbar.in_data.len() {
-            line(format!(
-                "    xbar$in_data${i} = {W}'d0; xbar$in_valid${i} = 1'b0; \
-                 xbar$in_head${i} = 1'b0; xbar$in_tail${i} = 1'b0;"
-            ));
-        }
-        out
-    }
-
-    /// [`Router::update_chain`] as Verilog lines: `eject` is the ejected
-    /// data, `hand(i)` slice i's local input data (a statement to put
-    /// before, and the expression).
-    pub(super) fn chain_verilog(
-        &self,
-        eject: &str,
-        hand: impl Fn(usize) -> (Option<String>, String),
-    ) -> Vec<String> {
-        let v = self._v;
-        let n = self.slices.len();
-        let mut out = Vec::new();
-        let mut line = |t: String| out.push(t);
-        line("    // Injection into slice 0, ejection from the last slice.".into());
-        line(
-            "    slices$0$in_data$0 = in_data$0; slices$0$in_valid$0 = in_valid$0; \
-             slices$0$in_head$0 = in_head$0; slices$0$in_tail$0 = in_tail$0; \
-             slices$0$in_vc$0 = in_vc$0;"
-                .into(),
-        );
-        let last = format!("slices${}", n - 1);
-        line(format!("    out_data$0 = {eject};"));
-        line(format!(
-            "    out_valid$0 = {last}$out_valid$0; out_head$0 = {last}$out_head$0; \
-             out_tail$0 = {last}$out_tail$0; out_vc$0 = {last}$out_vc$0;"
-        ));
-        for c in 0..v {
-            line(format!(
-                "    in_credit${c} = slices$0$in_credit${c}; {last}$out_credit${c} = out_credit${c};"
-            ));
-        }
-        line("    // Inter-slice channels: slice i's local output into slice i+1.".into());
-        for d in 1..n {
-            let (from, to) = (format!("slices${}", d - 1), format!("slices${d}"));
-            let (before, data) = hand(d);
-            if let Some(before) = before {
-                line(format!("    {before}"));
-            }
-            line(format!("    {to}$in_data$0 = {data};"));
-            line(format!(
-                "    {to}$in_valid$0 = {from}$out_valid$0; {to}$in_head$0 = {from}$out_head$0; \
-                 {to}$in_tail$0 = {from}$out_tail$0; {to}$in_vc$0 = {from}$out_vc$0;"
-            ));
-            for c in 0..v {
-                line(format!("    {from}$out_credit${c} = {to}$in_credit${c};"));
-            }
-        }
-        out
-    }
-
-    /// The wiring of [`Router::update_sliced`] as Verilog.
-    pub(super) fn sliced_verilog(&self) -> String {
-        if self._planes.is_some() {
-            return self.planes_verilog();
-        }
-        if self._vcports {
-            return self.vc_ports_verilog();
-        }
-        let v = self._v;
-        let n = self.slices.len();
-        let (f, l, _, ps) = self.slice_geometry();
-        let mut s = self.wiring_start("Dimension slices (Chien §5.1, Figure 5).");
-        let mut line = |t: String| {
-            let _ = writeln!(s, "    {t}");
-        };
-        for d in 0..n {
-            let sd = format!("slices${d}");
-            for t in self.slice_setup_verilog(d, 1) {
-                line(t);
-            }
-            for j in 1..ps {
-                let o = outer_port(l, d, j);
-                line(format!(
-                    "    {sd}$in_data${j} = {};",
-                    exchange_verilog(&format!("in_data${o}"), W, f, d)
-                ));
-                line(format!(
-                    "    {sd}$in_valid${j} = in_valid${o}; {sd}$in_head${j} = in_head${o}; \
-                     {sd}$in_tail${j} = in_tail${o}; {sd}$in_vc${j} = in_vc${o};"
-                ));
-                let data = exchange_verilog(&format!("{sd}$out_data${j}"), W, f, d);
-                for t in self.port_from_slice_verilog(d, j, o, &data) {
-                    line(t);
-                }
-                for c in 0..v {
-                    line(format!(
-                        "    in_credit${} = {sd}$in_credit${};",
-                        o * v + c,
-                        j * v + c
-                    ));
-                }
-            }
-        }
-        let chain = self.chain_verilog(
-            &exchange_verilog(&format!("slices${}$out_data$0", n - 1), W, f, n - 1),
-            |d| {
-                let from = format!("slices${}$out_data$0", d - 1);
-                if d == 1 {
-                    (None, exchange_verilog(&from, W, f, d))
-                } else {
-                    // Back to the router's field order, then into slice
-                    // d's: two exchanges in a row, the first into a
-                    // register.
-                    (
-                        Some(format!(
-                            "back${d} = {};",
-                            exchange_verilog(&from, W, f, d - 1)
-                        )),
-                        exchange_verilog(&format!("back${d}"), W, f, d),
-                    )
-                }
-            },
-        );
-        for t in chain {
-            line(t);
-        }
-        line("end".into());
-        let decl: String = (2..n)
-            .map(|d| format!("    reg [{}:0] back${d};\n", W - 1))
-            .collect();
-        format!("{decl}{s}")
-    }
 }
 
 #[cfg(test)]

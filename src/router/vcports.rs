@@ -18,7 +18,7 @@
 //!
 //! The core's relation is the router's, read with the ports renumbered: the
 //! permitted output VC k = o V + v of a key is the core's port k with VC 0,
-//! so the compiled rows are used unchanged ([`core_table`]); the header
+//! so the compiled rows are used unchanged (`core_table`); the header
 //! update of core port o V + v is link o's.
 //!
 //! Credits. The core counts, per output VC, the flits in the VC
@@ -41,6 +41,10 @@
 
 use std::fmt::Write as _;
 
+use rust_hdl::prelude::*;
+
+use super::block::Io;
+use super::organization::{connect_slices, transparent_block, wire, StandIns};
 use super::{tables::CompiledTable, unsupported, Router, PORT_BITS};
 use crate::blocks::vc_controller::{VcController, VC_BITS as VCC_BITS};
 use crate::error::Result;
@@ -93,26 +97,6 @@ pub(super) fn check(table: &CompiledTable) -> Result<()> {
     Ok(())
 }
 
-/// The router of `spec` with a crossbar port per VC, its relation compiled
-/// as `table`.
-pub(super) fn build<const W: usize>(spec: &RouterSpec, table: CompiledTable) -> Result<Router<W>> {
-    check(&table)?;
-    let (p, v) = (table.ports(), table.vcs());
-    debug_assert!(v <= 1 << VCC_BITS);
-    let core_spec = RouterSpec {
-        datapath: RouterDatapath::Unified,
-        ..spec.clone()
-    };
-    let core = Router::<W>::with_table(&core_spec, core_table(&table))?;
-    let d = spec.buffer_depth as usize;
-    Ok(Router {
-        slices: vec![core],
-        vcc: (0..p).map(|_| VcController::new(v, d)).collect(),
-        _vcports: true,
-        ..Router::shell(p, v, spec, table)
-    })
-}
-
 /// The VC-port configurations of [`super::matrix`]: *-channels on a 4-ary
 /// 2-cube (15 crossbar ports), Duato on a 3-D mesh and a 3-cube.
 pub fn samples() -> Vec<RouterSpec> {
@@ -141,33 +125,71 @@ pub fn samples() -> Vec<RouterSpec> {
     .collect()
 }
 
-impl<const W: usize> Router<W> {
-    /// [`Logic::update`] of the router with a crossbar port per VC: the
-    /// wiring of its core and VC controllers.
-    pub(super) fn update_vc_ports(&mut self) {
-        let (p, v) = (self._p, self._v);
-        let clk = self.clock.val();
-        let rst = self.rst.val();
-        self.standins_update();
-        // Not `slice_setup_update`: the core reads the whole node_id, not
-        // a slice's coordinates.
+/// A crossbar port per VC: the VC-port core (a unified router of P V
+/// ports of one VC each) and a VC controller per link behind the router's
+/// ports (module documentation).
+pub struct VcPorts<const W: usize> {
+    /// The unified router's allocators and crossbar, tied low.
+    standins: StandIns<W>,
+    /// The one slice: the VC-port core.
+    pub(super) slices: Vec<Router<W>>,
+    /// Per link, Chien's VC controller putting its VCs on it.
+    vcc: Vec<VcController<W>>,
+    /// Physical ports and VCs per channel of the router.
+    p: usize,
+    v: usize,
+}
+
+transparent_block!(VcPorts<W>; standins, slices, vcc);
+
+impl<const W: usize> VcPorts<W> {
+    /// The router of `spec` with a crossbar port per VC, its relation
+    /// compiled as `table`.
+    pub(super) fn new(spec: &RouterSpec, table: &CompiledTable) -> Result<Self> {
+        check(table)?;
+        let (p, v) = (table.ports(), table.vcs());
+        debug_assert!(v <= 1 << VCC_BITS);
+        let core_spec = RouterSpec {
+            datapath: RouterDatapath::Unified,
+            ..spec.clone()
+        };
+        let core = Router::<W>::with_table(&core_spec, core_table(table))?;
+        let d = spec.buffer_depth as usize;
+        Ok(VcPorts {
+            standins: StandIns::new(),
+            slices: vec![core],
+            vcc: (0..p).map(|_| VcController::new(v, d)).collect(),
+            p,
+            v,
+        })
+    }
+
+    /// The wiring of the core and the VC controllers (the simulation
+    /// model).
+    pub(super) fn glue(&mut self, io: &mut Io<'_, W>) {
+        let (p, v) = (self.p, self.v);
+        let clk = io.clock.val();
+        let rst = io.rst.val();
+        self.standins.glue(clk);
+        // Not `slice_setup`: the core reads the whole node_id, not a
+        // slice's coordinates.
         let core = &mut self.slices[0];
         core.clock.next = clk;
         core.rst.next = rst;
-        core.node_id.next = self.node_id.val();
+        core.node_id.next = io.node_id.val();
         core.cfg_we.next = false;
         core.cfg_addr.next = 0u64.into();
         core.cfg_class.next = 0u64.into();
         for q in 0..p {
-            let vc = self.in_vc[q].val().index();
+            let vc = io.in_vc[q].val().index();
             for c in 0..v {
                 let j = q * v + c;
-                core.in_data[j].next = self.in_data[q].val();
-                core.in_valid[j].next = self.in_valid[q].val() && vc == c;
-                core.in_head[j].next = self.in_head[q].val();
-                core.in_tail[j].next = self.in_tail[q].val();
+                core.in_data[j].next = io.in_data[q].val();
+                core.in_valid[j].next = io.in_valid[q].val() && vc == c;
+                core.in_head[j].next = io.in_head[q].val();
+                core.in_tail[j].next = io.in_tail[q].val();
                 core.in_vc[j].next = 0u64.into();
-                self.in_credit[j].next = core.in_credit[j].val();
+                io.in_credit[j].next = core.in_credit[j].val();
             }
         }
         for o in 0..p {
@@ -182,24 +204,26 @@ impl<const W: usize> Router<W> {
                 x.in_tail[c].next = core.out_tail[j].val();
                 // The downstream credit, to the controller and the core
                 // alike (module documentation).
-                x.credit_in[c].next = self.out_credit[j].val();
-                core.out_credit[j].next = self.out_credit[j].val();
+                x.credit_in[c].next = io.out_credit[j].val();
+                core.out_credit[j].next = io.out_credit[j].val();
             }
-            self.out_data[o].next = x.phys_data.val();
-            self.out_valid[o].next = x.phys_valid.val();
-            self.out_head[o].next = x.phys_head.val();
-            self.out_tail[o].next = x.phys_tail.val();
-            self.out_vc[o].next = (x.phys_vc.val().index() as u64).into();
+            io.out_data[o].next = x.phys_data.val();
+            io.out_valid[o].next = x.phys_valid.val();
+            io.out_head[o].next = x.phys_head.val();
+            io.out_tail[o].next = x.phys_tail.val();
+            io.out_vc[o].next = (x.phys_vc.val().index() as u64).into();
         }
     }
 
-    /// The wiring of [`Router::update_vc_ports`] as Verilog.
-    pub(super) fn vc_ports_verilog(&self) -> String {
-        let (p, v) = (self._p, self._v);
+    /// [`VcPorts::glue`] as Verilog.
+    pub(super) fn glue_verilog(&self) -> String {
+        let (p, v) = (self.p, self.v);
         let vb = super::VC_BITS;
         // The core is the router's one slice.
         let core = "slices$0";
-        let mut s = self.wiring_start("A crossbar port per VC (Chien §5.4, Figure 8).");
+        let mut s = self
+            .standins
+            .wiring_start("A crossbar port per VC (Chien §5.4, Figure 8).");
         let mut line = |t: String| {
             let _ = writeln!(s, "    {t}");
         };
@@ -244,6 +268,22 @@ impl<const W: usize> Router<W> {
         }
         line("end".into());
         s
+    }
+}
+
+impl<const W: usize> Logic for VcPorts<W> {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        connect_slices(&mut self.slices);
+        for x in self.vcc.iter_mut() {
+            x.clock.connect();
+            x.rst.connect();
+            wire(&mut x.in_data);
+            wire(&mut x.in_valid);
+            wire(&mut x.in_head);
+            wire(&mut x.in_tail);
+            wire(&mut x.credit_in);
+        }
     }
 }
 

@@ -1,0 +1,141 @@
+//! Latency and rate on an idle router, measured against the module
+//! documentation and docs/interface.md.
+
+use super::*;
+
+/// The rate of on/off links, worked out by hand from docs/interface.md: a
+/// level seen high in cycle t allows a flit in t + 1, and a buffer's level
+/// is high while 2 slots are free. A stream through a buffer that forwards
+/// each flit the cycle after it arrives keeps one flit in it, so the level
+/// stays high only if D - 1 >= 2: with D = 3 a packet streams one flit per
+/// cycle (after one bubble behind the head, which waits a cycle longer to
+/// be routed); with D = 2 the level falls after every second flit and the stream
+/// runs at half rate (two flits, then two idle cycles).
+#[test]
+fn on_off_streams_at_full_rate_from_three_slots_and_half_rate_with_two() {
+    for depth in [3usize, 2] {
+        let s = on_off(spec(Algorithm::DimensionOrder, 4, 1), depth as u32);
+        let mut r = Router::<16>::new(&s).unwrap();
+        crate::blocks::prepare(&mut r);
+        // Node (1,1): a 16-flit packet from the local port to (3,1), +x.
+        let flits: Vec<u64> = std::iter::once(0b010u64).chain(0xa1..0xb0).collect();
+        let (mut seen, mut next) = (false, 0usize);
+        // Downstream of +x: a buffer model drained every cycle.
+        let (mut held, mut level) = (0usize, false);
+        let mut out = Vec::new();
+        for cycle in 0..80usize {
+            let rst = cycle < 2;
+            r.rst.next = rst;
+            let send = !rst && seen && next < flits.len();
+            r.in_valid[0].next = send;
+            r.in_head[0].next = send && next == 0;
+            r.in_tail[0].next = send && next + 1 == flits.len();
+            r.in_data[0].next = if send { flits[next] } else { 0 }.into();
+            let level_now = !rst && depth - held >= 2;
+            r.out_credit[1].next = level_now;
+            r.clock.next = Clock::from(false);
+            simulate(&mut r, 1000);
+            let drained = held > 0;
+            if r.out_valid[1].val() {
+                assert!(level && held < depth, "cycle {cycle}: overflow downstream");
+                held += 1;
+                out.push(cycle);
+            }
+            held -= usize::from(drained);
+            level = level_now;
+            seen = !rst && r.in_credit[0].val();
+            next += usize::from(send);
+            r.clock.next = Clock::from(true);
+            simulate(&mut r, 1000);
+        }
+        assert_eq!(out.len(), flits.len(), "D={depth}: {out:?}");
+        let gaps: Vec<usize> = out.windows(2).map(|w| w[1] - w[0]).collect();
+        eprintln!("D={depth}: flits leave in cycles {out:?}");
+        if depth == 3 {
+            // The head's routing cycle leaves one bubble (the flits behind
+            // it fill the buffer meanwhile); then one flit per cycle.
+            let late: Vec<usize> = gaps.iter().copied().filter(|&g| g != 1).collect();
+            assert!(
+                late.len() <= 1 && late.iter().all(|&g| g == 2),
+                "D=3: {out:?}"
+            );
+        } else {
+            // Two flits every four cycles: never more, and no slower.
+            let span = out[out.len() - 1] - out[0];
+            let busiest = out.windows(3).map(|w| w[2] - w[0]).min().unwrap();
+            assert!(
+                busiest >= 4 && span <= 2 * (flits.len() - 1),
+                "D=2: {out:?}"
+            );
+        }
+    }
+}
+
+/// Latency and rate on an idle router, measured against the module
+/// documentation: a head flit leaves two cycles after it arrives, and a
+/// packet's flits then leave one per cycle.
+#[test]
+fn a_head_takes_two_cycles_and_a_packet_streams_one_flit_per_cycle() {
+    let s = RouterSpec {
+        buffer_depth: 8,
+        ..spec(Algorithm::DimensionOrder, 4, 1)
+    };
+    let mut r = Router::<16>::new(&s).unwrap();
+    crate::blocks::prepare(&mut r);
+    // Node (1,1), a 6-flit packet from the local port to (3,1): +x.
+    let flits = [0b010u64, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5];
+    let mut out = Vec::new();
+    for cycle in 0..16usize {
+        r.rst.next = cycle == 0;
+        let i = cycle.wrapping_sub(2);
+        let sending = (2..2 + flits.len()).contains(&cycle);
+        r.in_valid[0].next = sending;
+        r.in_head[0].next = sending && i == 0;
+        r.in_tail[0].next = sending && i == flits.len() - 1;
+        r.in_data[0].next = if sending { flits[i] } else { 0 }.into();
+        r.clock.next = Clock::from(false);
+        simulate(&mut r, 1000);
+        if r.out_valid[1].val() {
+            out.push((cycle, r.out_data[1].val().to_u64()));
+        }
+        r.clock.next = Clock::from(true);
+        simulate(&mut r, 1000);
+    }
+    let cycles: Vec<usize> = out.iter().map(|x| x.0).collect();
+    assert_eq!(cycles, (4..10).collect::<Vec<_>>(), "{out:?}");
+    assert_eq!(out[0].1, 0b001, "dx 2 -> 1");
+}
+
+/// Cycles from a head flit entering port `q` to its leaving port `o`
+/// on VC `vc` of the router of `spec` (node_id 0: relative addressing on
+/// a mesh, where the router does not read it); its three body flits must
+/// follow one cycle apart.
+pub(crate) fn head_latency(spec: &RouterSpec, q: usize, vc: u64, head: u64, o: usize) -> usize {
+    let mut r = Router::<16>::new(spec).unwrap();
+    crate::blocks::prepare(&mut r);
+    let flits = [head, 0xb1, 0xb2, 0xb3];
+    let mut out = Vec::new();
+    for cycle in 0..24usize {
+        r.rst.next = cycle == 0;
+        let i = cycle.wrapping_sub(2);
+        let sending = (2..2 + flits.len()).contains(&cycle);
+        r.in_valid[q].next = sending;
+        r.in_head[q].next = sending && i == 0;
+        r.in_tail[q].next = sending && i == flits.len() - 1;
+        r.in_data[q].next = if sending { flits[i] } else { 0 }.into();
+        r.in_vc[q].next = vc.into();
+        r.clock.next = Clock::from(false);
+        simulate(&mut r, 1000);
+        for p in 0..r.ports() {
+            if r.out_valid[p].val() {
+                assert_eq!(p, o, "left by port {p}");
+                out.push(cycle);
+            }
+        }
+        r.clock.next = Clock::from(true);
+        simulate(&mut r, 1000);
+    }
+    assert_eq!(out.len(), flits.len(), "{out:?}");
+    assert!(out.windows(2).all(|w| w[1] == w[0] + 1), "{out:?}");
+    out[0] - 2
+}

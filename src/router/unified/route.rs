@@ -1,0 +1,203 @@
+//! Route computation (Chien: address decoders): per input port, one VC
+//! whose front flit is a head flit without an output VC yet (round robin,
+//! the pointer advancing every cycle), the decoders' answers for it, and
+//! the output VCs the relation permits it. With look-ahead (LAPSES §3.2)
+//! a link port reads its permitted VCs from the head's field, and a
+//! decoder per input port and link computes the field of the next router.
+
+use rust_hdl::prelude::*;
+
+use super::super::block::Io;
+use super::{by_rsel, round_robin, round_robin_verilog, Unified, VC_BITS};
+
+/// Per input port, the head flit routing chose this cycle.
+pub(super) struct Waiting<const W: usize> {
+    /// The VC chosen (None: no head waits).
+    pub rsel: Vec<Option<usize>>,
+    /// Its front flit (VC 0's when none waits).
+    pub shown: Vec<Bits<W>>,
+    /// The look-ahead field it carries (0 without look-ahead).
+    pub field: Vec<u64>,
+}
+
+impl<const W: usize> Unified<W> {
+    /// The waiting head flit of each input port into its decoders and the
+    /// look-ahead decoders.
+    pub(super) fn route_glue(&mut self, io: &Io<'_, W>) -> Waiting<W> {
+        let (p, v) = (self.p, self.v);
+        let mut rsel = vec![None; p];
+        let mut shown = vec![Bits::<W>::default(); p];
+        for q in 0..p {
+            let waiting: Vec<bool> = (0..v)
+                .map(|c| {
+                    let i = q * v + c;
+                    self.fcu[i].out_valid.val()
+                        && self.fcu[i].out_head.val()
+                        && !self.routed[i].q.val()
+                })
+                .collect();
+            rsel[q] = round_robin(self.rptr[q].q.val().index(), &waiting);
+            shown[q] = self.fcu[q * v + rsel[q].unwrap_or(0)].out_data.val();
+            if q * v < self.dec.len() {
+                for c in 0..v {
+                    let i = q * v + c;
+                    self.dec[i].node_id.next = io.node_id.val();
+                    self.dec[i].in_data.next = self.fcu[i].out_data.val();
+                    self.dec[i].in_valid.next = waiting[c];
+                    self.dec[i].in_head.next = waiting[c];
+                }
+            }
+            // Look-ahead: the next router's field along every link j, from
+            // the head as it would leave by j, at the neighbour's node id.
+            for j in 1..p {
+                if let Some(m) = self.la_at[q * p + j] {
+                    let node = self.next[j - 1].apply(io.node_id.val().to_u64(), W);
+                    let data = self.updates[j].apply(shown[q].to_u64(), W);
+                    self.ladec[m].node_id.next = Bits::<W>::from(node);
+                    self.ladec[m].in_data.next = Bits::<W>::from(data);
+                    self.ladec[m].in_valid.next = rsel[q].is_some();
+                    self.ladec[m].in_head.next = rsel[q].is_some();
+                }
+            }
+        }
+        // The look-ahead field each port's waiting head flit carries.
+        let fmask = self.field_mask();
+        let field = shown
+            .iter()
+            .map(|d| (d.to_u64() >> self.ab) & fmask)
+            .collect();
+        Waiting { rsel, shown, field }
+    }
+
+    /// The look-ahead field's bits, at bit 0.
+    pub(super) fn field_mask(&self) -> u64 {
+        (1u64 << self.fb) - 1
+    }
+
+    /// [`Unified::route_glue`] as Verilog.
+    pub(super) fn route_verilog(&self, line: &mut impl FnMut(String)) {
+        let (p, v, vb) = (self.p, self.v, VC_BITS);
+        line("// Routing: per input port one waiting head flit, round robin.".into());
+        for i in 0..p * v {
+            line(format!(
+                "wire wait${i} = fcu${i}$out_valid & fcu${i}$out_head & ~routed${i}$q;"
+            ));
+        }
+        line("always @(*) begin".into());
+        for q in 0..p {
+            for t in round_robin_verilog(q, v, "wait", "rany", "rsel", "rptr") {
+                line(t);
+            }
+            line(format!("    shown${q} = fcu${}$out_data;", q * v));
+            for c in 1..v {
+                line(format!(
+                    "    if (rsel${q} == {vb}'d{c}) shown${q} = fcu${}$out_data;",
+                    q * v + c
+                ));
+            }
+            if q * v < self.dec.len() {
+                for i in q * v..(q + 1) * v {
+                    line(format!("    dec${i}$node_id = node_id;"));
+                    line(format!("    dec${i}$in_data = fcu${i}$out_data;"));
+                    line(format!(
+                        "    dec${i}$in_valid = wait${i}; dec${i}$in_head = wait${i};"
+                    ));
+                }
+            }
+            // Look-ahead: the next router's field along every link j.
+            for j in 1..p {
+                if let Some(m) = self.la_at[q * p + j] {
+                    line(format!(
+                        "    ladec${m}$node_id = {};",
+                        self.next[j - 1].verilog("node_id", W)
+                    ));
+                    line(format!(
+                        "    ladec${m}$in_data = {};",
+                        self.updates[j].verilog(&format!("shown${q}"), W)
+                    ));
+                    line(format!(
+                        "    ladec${m}$in_valid = rany${q}; ladec${m}$in_head = rany${q};"
+                    ));
+                }
+            }
+        }
+        line("end".into());
+        if self.la.is_some() {
+            let ab = self.ab;
+            for q in 0..p {
+                line(format!(
+                    "wire [{}:0] lf${q} = shown${q}[{}:{ab}];",
+                    self.fb - 1,
+                    ab + self.fb - 1
+                ));
+            }
+        }
+    }
+
+    /// The permitted output VCs k of each port's waiting head flit
+    /// (`perm[q][k]`): the decoder's, or the table entry whose word line
+    /// it drives, or with look-ahead (but on the local port) the VCs of
+    /// the field it carries.
+    pub(super) fn permitted_glue(&self, io: &Io<'_, W>, w: &Waiting<W>) -> Vec<Vec<bool>> {
+        let (p, v) = (self.p, self.v);
+        (0..p)
+            .map(|q| {
+                (0..p * v)
+                    .map(|k| match (&self.es, &self.la) {
+                        (None, Some(la)) if q > 0 => {
+                            w.rsel[q].is_some()
+                                && la.lookup(w.field[q]).is_some_and(|r| r.permits(k))
+                        }
+                        (None, _) => self.dec[q * v + w.rsel[q].unwrap_or(0)].cand[k].val(),
+                        (Some(es), _) => self.table_permits(io, es, w, q, k),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// [`Unified::permitted_glue`] as Verilog: wires `perm$q$k`.
+    pub(super) fn permitted_verilog(&self, line: &mut impl FnMut(String)) {
+        let (p, v) = (self.p, self.v);
+        let pv = p * v;
+        line("// Permitted output VCs: the decoder's, or the table entry on its word line.".into());
+        match (&self.es, &self.la) {
+            (None, None) => {
+                for q in 0..p {
+                    for k in 0..pv {
+                        let cand = by_rsel(q, v, |i| format!("dec${i}$cand${k}"));
+                        line(format!("wire perm${q}${k} = {cand};"));
+                    }
+                }
+            }
+            (None, Some(la)) => {
+                // The local port decodes its first hop; the others read the
+                // VCs of their field (LAPSES §3.2).
+                for k in 0..pv {
+                    let cand = by_rsel(0, v, |i| format!("dec${i}$cand${k}"));
+                    line(format!("wire perm$0${k} = {cand};"));
+                }
+                for q in 1..p {
+                    line(format!("reg [{}:0] lam${q};", pv - 1));
+                    line("always @(*) begin".into());
+                    line(format!("    case (lf${q})"));
+                    for r in &la.rows {
+                        line(format!(
+                            "        {}'h{:x}: lam${q} = {};",
+                            self.fb,
+                            r.key,
+                            crate::blocks::address_decoder::hex_literal(pv, &r.mask)
+                        ));
+                    }
+                    line(format!("        default: lam${q} = {pv}'h0;"));
+                    line("    endcase".into());
+                    line("end".into());
+                    for k in 0..pv {
+                        line(format!("wire perm${q}${k} = rany${q} & lam${q}[{k}];"));
+                    }
+                }
+            }
+            (Some(es), _) => self.table_permitted_verilog(line, es),
+        }
+    }
+}

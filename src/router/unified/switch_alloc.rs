@@ -1,0 +1,210 @@
+//! Switch allocation and the crossbar (Chien: CB): per input port one VC
+//! that holds an output VC, has a flit and may send on that VC (round
+//! robin), per output port one requesting input port (a second routing
+//! arbiter, STATIC-XY); a P x P crossbar set per flit moves the flits. A
+//! head flit crosses with its look-ahead field and the header update of
+//! the port it holds, made before the crossbar from the registered port so
+//! that it is off the path from switch allocation to the output.
+
+use rust_hdl::prelude::*;
+
+use super::super::block::Io;
+use super::route::Waiting;
+use super::vc_alloc::Alloc;
+use super::{round_robin, round_robin_verilog, Unified, PORT_BITS, VC_BITS};
+
+/// The switch allocation of one cycle.
+pub(super) struct Switch {
+    /// Per input port: the (output port, output VC) its chosen VC holds.
+    pub sroute: Vec<(usize, usize)>,
+}
+
+impl<const W: usize> Unified<W> {
+    /// Requests and grants of switch allocation, the crossbar's inputs,
+    /// the buffers' reads.
+    pub(super) fn switch_alloc_glue(&mut self) -> Switch {
+        let (p, v) = (self.p, self.v);
+        let mut ssel = vec![None; p];
+        let mut sroute = vec![(0usize, 0usize); p];
+        for q in 0..p {
+            let ready: Vec<bool> = (0..v)
+                .map(|c| {
+                    let i = q * v + c;
+                    self.fcu[i].out_valid.val() && self.cok[i].q.val()
+                })
+                .collect();
+            ssel[q] = round_robin(self.sptr[q].q.val().index(), &ready);
+            let i = q * v + ssel[q].unwrap_or(0);
+            sroute[q] = (self.rport[i].q.val().index(), self.rvc[i].q.val().index());
+            self.salloc.req[q].next = ssel[q].is_some();
+            self.salloc.cand[q].next = self.rport[i].q.val();
+            self.salloc.cand_valid[q].next = true;
+        }
+        for o in 0..p {
+            self.salloc.out_free[o].next = true;
+            self.salloc.out_credits[o].next = Bits::<8>::from(0u64);
+            self.salloc.out_mux[o].next = Bits::<8>::from(0u64);
+        }
+        for m in 0..p * p {
+            self.xbar.grant[m].next = self.salloc.grant_out[m].val();
+        }
+        let fmask = self.field_mask();
+        for q in 0..p {
+            let go = self.salloc.grant[q].val();
+            let i = q * v + ssel[q].unwrap_or(0);
+            // A head flit crosses with the look-ahead field chosen for it
+            // and the header of the port it holds.
+            self.xbar.in_data[q].next = if self.fcu[i].out_head.val() {
+                let mut data = self.fcu[i].out_data.val().to_u64();
+                if self.la.is_some() {
+                    let lamask = fmask << self.ab;
+                    let la = self.rla[i].q.val().to_u64() << self.ab;
+                    data = (data & !lamask) | (la & lamask);
+                }
+                match self.updates.get(sroute[q].0) {
+                    Some(u) => Bits::<W>::from(u.apply(data, W)),
+                    None => Bits::<W>::from(data),
+                }
+            } else {
+                self.fcu[i].out_data.val()
+            };
+            self.xbar.in_valid[q].next = go;
+            self.xbar.in_head[q].next = self.fcu[i].out_head.val();
+            self.xbar.in_tail[q].next = self.fcu[i].out_tail.val();
+            for c in 0..v {
+                self.fcu[q * v + c].out_ready.next = go && ssel[q] == Some(c);
+            }
+        }
+        Switch { sroute }
+    }
+
+    /// [`Unified::switch_alloc_glue`] as Verilog.
+    pub(super) fn switch_alloc_verilog(&self, line: &mut impl FnMut(String)) {
+        let (p, v) = (self.p, self.v);
+        let vb = VC_BITS;
+        let pb = PORT_BITS;
+        line(
+            "// Switch allocation: per input port one ready VC, per output port one input.".into(),
+        );
+        for i in 0..p * v {
+            line(format!("wire ready${i} = fcu${i}$out_valid & cok${i}$q;"));
+        }
+        line("always @(*) begin".into());
+        for q in 0..p {
+            for t in round_robin_verilog(q, v, "ready", "sany", "ssel", "sptr") {
+                line(t);
+            }
+            let i0 = q * v;
+            line(format!(
+                "    sport${q} = rport${i0}$q; svc${q} = rvc${i0}$q;"
+            ));
+            line(format!(
+                "    xbar$in_data${q} = fcu${i0}$out_data; xbar$in_head${q} = fcu${i0}$out_head; \
+                 xbar$in_tail${q} = fcu${i0}$out_tail;"
+            ));
+            for c in 1..v {
+                let i = q * v + c;
+                line(format!(
+                    "    if (ssel${q} == {vb}'d{c}) begin sport${q} = rport${i}$q; svc${q} = rvc${i}$q; \
+                     xbar$in_data${q} = fcu${i}$out_data; xbar$in_head${q} = fcu${i}$out_head; \
+                     xbar$in_tail${q} = fcu${i}$out_tail; end"
+                ));
+            }
+            if self.la.is_some() {
+                // A head flit crosses with the look-ahead field chosen for it.
+                let ab = self.ab;
+                line(format!("    sla${q} = rla${i0}$q;"));
+                for c in 1..v {
+                    line(format!(
+                        "    if (ssel${q} == {vb}'d{c}) sla${q} = rla${}$q;",
+                        q * v + c
+                    ));
+                }
+                let x = format!("xbar$in_data${q}");
+                let fb = self.fb;
+                let top = if ab + fb < W {
+                    format!("{x}[{}:{}], ", W - 1, ab + fb)
+                } else {
+                    String::new()
+                };
+                line(format!(
+                    "    if (xbar$in_head${q}) {x} = {{{top}sla${q}[{}:0], {x}[{}:0]}};",
+                    fb - 1,
+                    ab - 1
+                ));
+            }
+            // The header of the port the chosen VC holds (only ports the
+            // crossbar links to q).
+            let x = format!("xbar$in_data${q}");
+            for o in (0..p).filter(|&o| self.links[o * p + q]) {
+                let updated = self.updates[o].verilog(&x, W);
+                if updated != x {
+                    line(format!(
+                        "    if (xbar$in_head${q} & (sport${q} == {pb}'d{o})) {x} = {updated};"
+                    ));
+                }
+            }
+            line(format!(
+                "    salloc$req${q} = sany${q}; salloc$cand${q} = sport${q}; salloc$cand_valid${q} = 1'b1;"
+            ));
+            line(format!(
+                "    salloc$out_free${q} = 1'b1; salloc$out_credits${q} = 8'd0; salloc$out_mux${q} = 8'd0;"
+            ));
+        }
+        line("end".into());
+        line("always @(*) begin".into());
+        for m in 0..p * p {
+            line(format!("    xbar$grant${m} = salloc$grant_out${m};"));
+        }
+        for q in 0..p {
+            line(format!("    xbar$in_valid${q} = salloc$grant${q};"));
+            for c in 0..v {
+                line(format!(
+                    "    fcu${}$out_ready = salloc$grant${q} & (ssel${q} == {vb}'d{c});",
+                    q * v + c
+                ));
+            }
+        }
+        line("end".into());
+    }
+
+    /// Next state of each input VC's may-send flag `cok`: it holds an
+    /// output VC and that VC may send in the next cycle. A newly held
+    /// output VC was free, so nothing is sent on it now; a held one sends
+    /// only this input VC's flits.
+    pub(super) fn switch_state_glue(&mut self, io: &Io<'_, W>, w: &Waiting<W>, a: &Alloc) {
+        let v = self.v;
+        let rst = io.rst.val();
+        for q in 0..self.p {
+            for c in 0..v {
+                let i = q * v + c;
+                let granted = w.rsel[q] == Some(c) && a.alloc[q].is_some();
+                let leaves = self.fcu[i].out_ready.val() && self.fcu[i].out_tail.val();
+                let (o, vc) = a.alloc[q].unwrap_or((0, 0));
+                let (ho, hvc) = (self.rport[i].q.val().index(), self.rvc[i].q.val().index());
+                let next = !rst
+                    && if granted {
+                        self.may_send(io, o, vc, false)
+                    } else {
+                        !leaves
+                            && self.routed[i].q.val()
+                            && self.may_send(io, ho, hvc, self.fcu[i].out_ready.val())
+                    };
+                self.cok[i].d.next = next;
+            }
+        }
+    }
+
+    /// [`Unified::switch_state_glue`] of input VC q V + c as Verilog.
+    pub(super) fn switch_state_verilog(&self, line: &mut impl FnMut(String), q: usize, c: usize) {
+        let vb = VC_BITS;
+        let i = q * self.v + c;
+        let granted = format!("(agot${q} & (rsel${q} == {vb}'d{c}))");
+        line(format!(
+            "    if (rst) cok${i}$d = 1'b0; else if {granted} cok${i}$d = msend0[{{aport${q}, avc${q}}}]; \
+             else if ((fcu${i}$out_ready & fcu${i}$out_tail) | ~routed${i}$q) cok${i}$d = 1'b0; \
+             else if (fcu${i}$out_ready) cok${i}$d = msend1[{{rport${i}$q, rvc${i}$q}}]; \
+             else cok${i}$d = msend0[{{rport${i}$q, rvc${i}$q}}];"
+        ));
+    }
+}
