@@ -45,6 +45,10 @@ fn the_spec_accepts_what_the_router_builds_and_refuses_the_rest_by_name() {
             "at most 4 dimensions",
         ),
         ("flit_width = 8", "16, 32 or 64"),
+        (
+            "algorithm = \"duato\"\nflow_control = \"on-off\"",
+            "allowed with duato: --flow-control credit",
+        ),
     ];
     for (toml, says) in refused {
         let err = resolve(toml).expect_err(toml);

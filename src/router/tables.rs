@@ -28,9 +28,9 @@ use crate::algo::{Hop, Input, Network, NodeId, Relation};
 use crate::blocks::address_decoder::{signs_of, DecoderShape, Row, Sign, CODE_BITS};
 use crate::blocks::es_table::Entry;
 use crate::error::{Error, Result};
-use rayon::prelude::*;
 use crate::interface::{arrival_inputs, entry_port, input_through, HeadFormat};
 use crate::spec::Addressing;
+use rayon::prelude::*;
 
 /// Largest number of keys a decoder table holds.
 pub const MAX_ROWS: usize = 4096;
@@ -195,7 +195,11 @@ type Seen = std::collections::HashMap<u32, Answer>;
 /// every input, where the relation reads it), and maps each routing key
 /// the decoder computes there to its answer; `Err` says where two
 /// questions with one key, or two inputs, get different answers.
-fn scan(rel: &Relation, shape: &DecoderShape, nodes: std::ops::Range<NodeId>) -> std::result::Result<Seen, String> {
+fn scan(
+    rel: &Relation,
+    shape: &DecoderShape,
+    nodes: std::ops::Range<NodeId>,
+) -> std::result::Result<Seen, String> {
     let net = &rel.net;
     let v = rel.vcs as usize;
     let pv = shape.outputs();
@@ -366,7 +370,7 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
 pub fn reach(rel: &Relation) -> (Vec<u64>, Vec<u64>) {
     let net = &rel.net;
     // Per node, in parallel; the bit sets are OR-ed together.
-    let (mut reach, mut arrive) = (0..net.nodes())
+    let (reach, mut arrive) = (0..net.nodes())
         .into_par_iter()
         .fold(
             || (vec![0u64; net.port_count()], vec![0u64; net.port_count()]),

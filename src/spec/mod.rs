@@ -418,6 +418,18 @@ impl SpecInput {
             )));
         }
 
+        if flow_control == FlowControl::OnOff && algorithm.routing().has_escape() {
+            // Atomic VC allocation needs to know that the downstream queue
+            // is empty; a level does not say (docs/router.md, Flow control).
+            return Err(Error::invalid(format!(
+                "--flow-control on-off with --algo {algorithm}: its escape channels need \
+                 atomic VC allocation (an output VC takes a new packet only once the \
+                 downstream queue is empty, the assumption of Duato's theorem, survey \
+                 §4.2), which credits tell and on/off levels do not; allowed with \
+                 {algorithm}: --flow-control credit"
+            )));
+        }
+
         let buffers = self.buffers.unwrap_or(BufferStorage::Flops);
         pick("buffers", self.buffers.is_some());
 
