@@ -11,13 +11,16 @@ use crate::model::Technology;
 /// One measured point.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measurement {
+    /// The measured top module.
     pub top: String,
     /// The value of the swept parameter (P, F or V), if the block has one.
     pub param: Option<(Param, usize)>,
     /// Two-input gates after `synth -flatten; abc -g ...` (see
     /// [`yosys::CellCounts::two_input_gates`]).
     pub gates: u64,
+    /// Inverters in the same netlist.
     pub inverters: u64,
+    /// Flip-flops in the same netlist.
     pub flip_flops: u64,
     /// Chien Figure 4 for this module and parameter, if the block is one
     /// of his modules.

@@ -589,8 +589,8 @@ impl<const W: usize> Router<W> {
         let next_rows = la.as_ref().map_or(Vec::new(), |la| la.next.clone());
         let links = table.crossbar_links();
         let decoder = || match &es {
-            None => AddressDecoder::new(table.shape.clone(), &table.rows),
-            Some(t) => AddressDecoder::new(
+            None => AddressDecoder::new_unchecked(table.shape.clone(), &table.rows),
+            Some(t) => AddressDecoder::new_unchecked(
                 DecoderShape {
                     ports: entries,
                     vcs: 1,
@@ -608,9 +608,9 @@ impl<const W: usize> Router<W> {
                 .into_iter()
                 .map(|buffered| {
                     let unit = if onoff {
-                        FlowControlUnit::on_off(d, ON_OFF_SLACK)
+                        FlowControlUnit::on_off_unchecked(d, ON_OFF_SLACK)
                     } else {
-                        FlowControlUnit::new(d, false)
+                        FlowControlUnit::new_unchecked(d, false)
                     }
                     .stored_in(spec.buffers)
                     // The decoders read the address and look-ahead fields.
@@ -633,15 +633,20 @@ impl<const W: usize> Router<W> {
                 .map(|_| decoder())
                 .collect(),
             ladec: (0..nla)
-                .map(|_| AddressDecoder::new(field_shape.clone().expect("look-ahead"), &next_rows))
+                .map(|_| {
+                    AddressDecoder::new_unchecked(
+                        field_shape.clone().expect("look-ahead"),
+                        &next_rows,
+                    )
+                })
                 .collect(),
             lamux: (0..if la.is_some() { p } else { 0 })
-                .map(|_| LookaheadMux::new(fb, p))
+                .map(|_| LookaheadMux::new_unchecked(fb, p))
                 .collect(),
             rla: dffs(if la.is_some() { pv } else { 0 }),
-            valloc: RoutingArbiter::new(p, p, spec.path_selection),
-            salloc: RoutingArbiter::new(p, 1, PathSelection::StaticXy),
-            xbar: Crossbar::per_flit_linking(p, &links),
+            valloc: RoutingArbiter::new_unchecked(p, p, spec.path_selection),
+            salloc: RoutingArbiter::new_unchecked(p, 1, PathSelection::StaticXy),
+            xbar: Crossbar::per_flit_linking_unchecked(p, &links),
             routed: dffs(pv),
             rport: dffs(pv),
             rvc: dffs(pv),
@@ -705,9 +710,9 @@ impl<const W: usize> Router<W> {
             rla: Vec::new(),
             // The smallest stand-ins, their inputs tied low (synthesis removes
             // them) where the router has allocators of its own elsewhere.
-            valloc: RoutingArbiter::new(2, 1, PathSelection::StaticXy),
-            salloc: RoutingArbiter::new(2, 1, PathSelection::StaticXy),
-            xbar: Crossbar::per_flit(1),
+            valloc: RoutingArbiter::new_unchecked(2, 1, PathSelection::StaticXy),
+            salloc: RoutingArbiter::new_unchecked(2, 1, PathSelection::StaticXy),
+            xbar: Crossbar::per_flit_unchecked(1),
             routed: Vec::new(),
             rport: Vec::new(),
             rvc: Vec::new(),

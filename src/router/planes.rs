@@ -198,7 +198,13 @@ pub(super) fn build<const W: usize>(
     Ok(Router {
         slices,
         vcc: (0..vccs)
-            .map(|_| VcController::with_flow_control(v, d, spec.flow_control == FlowControl::OnOff))
+            .map(|_| {
+                VcController::with_flow_control_unchecked(
+                    v,
+                    d,
+                    spec.flow_control == FlowControl::OnOff,
+                )
+            })
             .collect(),
         _planes: Some(Wiring { owner, vcc_at }),
         ..Router::shell(p, v, spec, table)

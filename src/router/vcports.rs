@@ -107,7 +107,7 @@ pub(super) fn build<const W: usize>(spec: &RouterSpec, table: CompiledTable) -> 
     let d = spec.buffer_depth as usize;
     Ok(Router {
         slices: vec![core],
-        vcc: (0..p).map(|_| VcController::new(v, d)).collect(),
+        vcc: (0..p).map(|_| VcController::new_unchecked(v, d)).collect(),
         _vcports: true,
         ..Router::shell(p, v, spec, table)
     })
