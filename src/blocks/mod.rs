@@ -1,6 +1,6 @@
 //! Chien's canonical router blocks (Chien §3, Figure 1) as rust-hdl
 //! `LogicBlock`s whose port and VC counts are chosen at run time and whose
-//! flit width is one of [`FLIT_WIDTHS`](crate::spec::FLIT_WIDTHS).
+//! flit width is one of [`FLIT_WIDTHS`].
 //!
 //! Each block has a synchronous active-high reset `rst` and a clock
 //! `clock`. [`BlockKind`] names the blocks, checks their parameters and
