@@ -9,8 +9,8 @@ use routergen::blocks::address_decoder::{DecoderShape, Row};
 use routergen::blocks::buffer_ram::BufferRam;
 use routergen::blocks::es_table::Entry;
 use routergen::blocks::{
-    AddressDecoder, Crossbar, EconomicalStorageTable, FlowControlUnit, HeaderSelector,
-    LookaheadMux, RoutingArbiter, VcController,
+    AddressDecoder, BlockKind, BlockParams, Crossbar, EconomicalStorageTable, FlowControlUnit,
+    HeaderSelector, LookaheadMux, RoutingArbiter, VcController,
 };
 use routergen::spec::{Addressing, PathSelection, Topology};
 
@@ -288,4 +288,37 @@ fn address_decoder_fields_key_and_rows_fit() {
         &["field width", "not 4"],
     );
     assert!(AddressDecoder::<16>::dimension_order(4, Addressing::Relative).is_ok());
+}
+
+#[test]
+fn block_kind_checks_name_parameters_and_a_command_line_can_name_its_flags() {
+    let none = BlockParams {
+        ports: 0,
+        ..BlockParams::default()
+    };
+    let e = BlockKind::Crossbar.check(&none).unwrap_err().to_string();
+    assert!(e.contains("ports 0") && e.contains("2 to 16"), "{e}");
+    assert!(!e.contains("--"), "a library message names no flag: {e}");
+    let flags = |p: routergen::blocks::Param| p.flag().to_string();
+    let e = BlockKind::Crossbar
+        .check_named(&none, &flags)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--ports 0"), "{e}");
+    let shallow = BlockParams {
+        on_off: true,
+        depth: 1,
+        ..BlockParams::default()
+    };
+    let e = BlockKind::VcController
+        .check(&shallow)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("on/off") && e.contains("depth 2 or more"), "{e}");
+    assert!(!e.contains("--"), "a library message names no flag: {e}");
+    let e = BlockKind::VcController
+        .check_named(&shallow, &flags)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--depth 2 or more"), "{e}");
 }
