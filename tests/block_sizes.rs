@@ -252,6 +252,9 @@ fn address_decoder_fields_key_and_rows_fit() {
         ..mesh.clone()
     };
     refused(AddressDecoder::<16>::new(radix, &[]), &["radix", "not 1"]);
+    // A radix of 0 gives a shape (no overflow) that the decoder refuses.
+    let zero = DecoderShape::new(Topology::Mesh, 2, 0, Addressing::Relative, 1, false);
+    refused(AddressDecoder::<16>::new(zero, &[]), &["radix", "not 0"]);
     // Rows: keys of 3 bits per dimension, masks over P V = 10 output VCs.
     let key = Row {
         key: 1 << 6,

@@ -169,7 +169,9 @@ impl DecoderShape {
     /// The shape for a k-ary n-dimensional `topology` with the address
     /// fields of docs/interface.md: relative offsets of 1 + log2(k)
     /// bits on a mesh, 1 + log2(k/2 + 1) on a torus, absolute coordinates
-    /// of log2(k) bits, one bit on a hypercube.
+    /// of log2(k) bits, one bit on a hypercube. Any sizes give a shape;
+    /// [`AddressDecoder::new`] refuses one it cannot build (a radix below
+    /// 2, fields wider than the flit, ...).
     pub fn new(
         topology: Topology,
         dims: usize,
@@ -180,11 +182,13 @@ impl DecoderShape {
     ) -> Self {
         let coord_bits = match topology {
             Topology::Hypercube => 1,
-            _ => bits_for(radix - 1) as usize,
+            _ => bits_for(radix.saturating_sub(1)) as usize,
         };
         let field_bits = match (topology, addressing) {
             (Topology::Hypercube, _) => 1,
-            (Topology::Mesh, Addressing::Relative) => 1 + bits_for(radix - 1) as usize,
+            (Topology::Mesh, Addressing::Relative) => {
+                1 + bits_for(radix.saturating_sub(1)) as usize
+            }
             (Topology::Torus, Addressing::Relative) => 1 + bits_for(radix / 2) as usize,
             (_, Addressing::Absolute) => coord_bits,
         };

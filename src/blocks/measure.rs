@@ -62,7 +62,7 @@ pub fn sweep(
 ) -> Result<Vec<Measurement>> {
     let p = kind.sweep_param().ok_or_else(|| {
         Error::InvalidSpec(format!(
-            "--sweep: the {} block has no size parameter (P, F or V) to vary",
+            "the {} block has no size parameter (P, F or V) to sweep",
             kind.name()
         ))
     })?;
