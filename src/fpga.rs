@@ -20,17 +20,22 @@ use crate::synth::{tool_error, Resources, Target};
 /// A board routergen writes bring-up designs for.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Board {
+    /// The name `routergen fpga` takes (`icebreaker`).
     pub name: &'static str,
+    /// The board's product name.
     pub title: &'static str,
+    /// Its FPGA.
     pub target: Target,
     /// The pin constraints file in fpga/.
     pub constraints: &'static str,
     #[serde(skip)]
+    /// The constraints file's text.
     pub constraints_text: &'static str,
     /// The board's oscillator.
     pub clock_mhz: f64,
     /// The design runs at clock_mhz / divide.
     pub divide: u32,
+    /// User LEDs the design drives.
     pub leds: u32,
     /// LEDs lit by a low level, as a bit string, led[n-1] first.
     pub active_low: &'static str,
@@ -88,6 +93,7 @@ pub const BOARDS: [Board; 4] = [
 ];
 
 impl Board {
+    /// The board called `name` (case ignored), or an error listing them.
     pub fn by_name(name: &str) -> Result<Board> {
         BOARDS
             .iter()
@@ -101,6 +107,7 @@ impl Board {
             })
     }
 
+    /// Its FPGA family (iCE40 or ECP5).
     pub fn family(&self) -> Family {
         self.target.device().expect("boards carry FPGAs").family
     }
@@ -110,6 +117,7 @@ impl Board {
         self.clock_mhz / self.divide as f64
     }
 
+    /// The bring-up design's top module name.
     pub fn top(&self) -> String {
         format!("routergen_{}_top", self.name.replace('-', "_"))
     }
@@ -271,6 +279,7 @@ const MESH_TEMPLATE: &str = include_str!("../templates/fpga/mesh2x2.v.tera");
 const TOP_TEMPLATE: &str = include_str!("../templates/fpga/board_top.v.tera");
 /// The node (generator and checker) and UART reporter, plain Verilog.
 pub const NODE_VERILOG: &str = include_str!("../templates/fpga/routergen_node.v");
+/// The UART line reporter of the packet and error counts, plain Verilog.
 pub const UART_VERILOG: &str = include_str!("../templates/fpga/routergen_uart_report.v");
 
 fn render(template: &str, ctx: &tera::Context, what: &str) -> Result<String> {
@@ -402,17 +411,24 @@ fn guide(spec: &RouterSpec, board: &Board) -> String {
 /// What `--build` produced.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BuildReport {
+    /// The board's name.
     pub board: String,
+    /// The FPGA part.
     pub part: String,
+    /// Resources the design uses.
     pub resources: Resources,
+    /// nextpnr's utilization: per cell type, (used, available).
     pub utilization: std::collections::BTreeMap<String, (u64, u64)>,
+    /// nextpnr's maximum frequency of the design clock, if it reported one.
     pub fmax_mhz: Option<f64>,
+    /// The design's clock (oscillator / divide), MHz.
     pub clock_mhz: f64,
     /// The bitstream, relative to the output directory.
     pub bitstream: String,
 }
 
 impl BuildReport {
+    /// The report as `routergen fpga --build` prints it.
     pub fn to_text(&self) -> String {
         let r = &self.resources;
         let mut s = format!(

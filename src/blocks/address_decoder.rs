@@ -78,8 +78,11 @@ pub const CODE_BITS: usize = 3;
 /// The sign of one dimension's remaining offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sign {
+    /// The offset is zero: the dimension is done.
     Zero,
+    /// The destination lies in the + direction.
     Plus,
+    /// The destination lies in the - direction.
     Minus,
 }
 
@@ -139,9 +142,13 @@ fn low(value: u64, bits: usize) -> u64 {
 /// many output VCs its table covers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecoderShape {
+    /// The network's topology.
     pub topology: Topology,
+    /// Dimensions n.
     pub dims: usize,
+    /// Radix k (2 on a hypercube).
     pub radix: u32,
+    /// Relative offsets or absolute coordinates in the head flit.
     pub addressing: Addressing,
     /// Bits of one dimension's address field in the head flit.
     pub field_bits: usize,
@@ -151,6 +158,7 @@ pub struct DecoderShape {
     pub node_key: bool,
     /// Physical ports P and VCs V: the table covers P V output VCs.
     pub ports: usize,
+    /// VCs per port (see `ports`).
     pub vcs: usize,
 }
 
@@ -161,7 +169,9 @@ impl DecoderShape {
     /// The shape for a k-ary n-dimensional `topology` with the address
     /// fields of docs/interface.md: relative offsets of 1 + log2(k)
     /// bits on a mesh, 1 + log2(k/2 + 1) on a torus, absolute coordinates
-    /// of log2(k) bits, one bit on a hypercube.
+    /// of log2(k) bits, one bit on a hypercube. Any sizes give a shape;
+    /// [`AddressDecoder::new`] refuses one it cannot build (a radix below
+    /// 2, fields wider than the flit, ...).
     pub fn new(
         topology: Topology,
         dims: usize,
@@ -172,11 +182,13 @@ impl DecoderShape {
     ) -> Self {
         let coord_bits = match topology {
             Topology::Hypercube => 1,
-            _ => bits_for(radix - 1) as usize,
+            _ => bits_for(radix.saturating_sub(1)) as usize,
         };
         let field_bits = match (topology, addressing) {
             (Topology::Hypercube, _) => 1,
-            (Topology::Mesh, Addressing::Relative) => 1 + bits_for(radix - 1) as usize,
+            (Topology::Mesh, Addressing::Relative) => {
+                1 + bits_for(radix.saturating_sub(1)) as usize
+            }
             (Topology::Torus, Addressing::Relative) => 1 + bits_for(radix / 2) as usize,
             (_, Addressing::Absolute) => coord_bits,
         };
@@ -428,11 +440,14 @@ impl DecoderShape {
 /// the words, k = o V + v).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
+    /// The routing key (module documentation).
     pub key: u32,
+    /// The permitted output VCs, bit k of the words (k = o V + v).
     pub mask: Vec<u64>,
 }
 
 impl Row {
+    /// Whether the row permits output VC `k` (k = o V + v).
     pub fn permits(&self, k: usize) -> bool {
         self.mask
             .get(k / 64)
@@ -455,12 +470,20 @@ pub(crate) fn hex_literal(bits: usize, mask: &[u64]) -> String {
     format!("{bits}'h{digits}")
 }
 
+/// The address decoder of a [`DecoderShape`] and a routing table of
+/// [`Row`]s (module documentation; Chien §3-4).
 #[derive(LogicBlock)]
 pub struct AddressDecoder<const W: usize> {
+    /// The router's coordinates (W bits), read where the key needs them.
     pub node_id: Signal<In, Bits<W>>,
+    /// The flit to decode (W bits).
     pub in_data: Signal<In, Bits<W>>,
+    /// A flit is present.
     pub in_valid: Signal<In, Bit>,
+    /// It is a head flit.
     pub in_head: Signal<In, Bit>,
+    /// `cand[o * V + v]`: the relation permits output VC v of port o
+    /// (only for a valid head flit).
     pub cand: Vec<Signal<Out, Bit>>,
     _shape: DecoderShape,
     /// Rows sorted by key.
@@ -470,8 +493,69 @@ pub struct AddressDecoder<const W: usize> {
 impl<const W: usize> AddressDecoder<W> {
     /// A decoder of `shape` holding `rows` (each key once; masks over
     /// `shape.outputs()` bits). The address fields must fit W:
-    /// `shape.dims * shape.field_bits <= W`.
-    pub fn new(shape: DecoderShape, rows: &[Row]) -> Self {
+    /// `shape.dims * shape.field_bits <= W`, and so must the node id's
+    /// coordinates when the key reads them; the routing key (3 bits per
+    /// dimension) must fit 32 bits.
+    pub fn new(shape: DecoderShape, rows: &[Row]) -> crate::Result<Self> {
+        Self::check(&shape, rows)?;
+        Ok(Self::new_unchecked(shape, rows))
+    }
+
+    fn check(shape: &DecoderShape, rows: &[Row]) -> crate::Result<()> {
+        use super::check_size;
+        let name = "address decoder";
+        super::check_width::<W>(name)?;
+        check_size(
+            name,
+            "dimension count n",
+            shape.dims,
+            (1, 32 / CODE_BITS),
+            "the routing key holds 3 bits per dimension in 32 bits",
+        )?;
+        check_size(name, "radix k", shape.radix as usize, (2, usize::MAX), "")?;
+        check_size(name, "port count P", shape.ports, (1, usize::MAX), "")?;
+        check_size(name, "VC count V", shape.vcs, (1, usize::MAX), "")?;
+        check_size(
+            name,
+            "address field width (bits)",
+            shape.field_bits,
+            (1, W / shape.dims),
+            &format!("{} fields must fit the {W}-bit head flit", shape.dims),
+        )?;
+        if shape.node_key {
+            check_size(
+                name,
+                "node-id coordinate width (bits)",
+                shape.coord_bits,
+                (1, W / shape.dims),
+                &format!("{} coordinates must fit the {W}-bit node_id", shape.dims),
+            )?;
+        }
+        let pv = shape.outputs();
+        for row in rows {
+            if u64::from(row.key) >> shape.key_bits() != 0 {
+                return Err(crate::Error::invalid(format!(
+                    "an address decoder row has key {:#x}, wider than the {} bits \
+                     of a {}-dimensional routing key",
+                    row.key,
+                    shape.key_bits(),
+                    shape.dims
+                )));
+            }
+            if let Some(k) = (pv..64 * row.mask.len()).find(|&k| row.permits(k)) {
+                return Err(crate::Error::invalid(format!(
+                    "the address decoder row of key {:#x} permits output VC {k}, \
+                     but the decoder has only P V = {pv} output VCs",
+                    row.key
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`AddressDecoder::new`] for callers whose shape and rows are
+    /// validated.
+    pub(crate) fn new_unchecked(shape: DecoderShape, rows: &[Row]) -> Self {
         let mut rows = rows.to_vec();
         rows.sort_by_key(|r| r.key);
         rows.dedup_by_key(|r| r.key);
@@ -488,9 +572,17 @@ impl<const W: usize> AddressDecoder<W> {
 
     /// The block-level decoder `routergen block address-decoder` emits:
     /// dimension-order routing on an 8-ary n-dimensional mesh, one VC
-    /// (table from [`dimension_order_table`]).
-    pub fn dimension_order(dims: usize, addressing: Addressing) -> Self {
-        let n = dims.clamp(1, MAX_DIMS);
+    /// (table from [`dimension_order_table`]); `dims` is 1 to
+    /// [`MAX_DIMS`], and its address fields must fit W.
+    pub fn dimension_order(dims: usize, addressing: Addressing) -> crate::Result<Self> {
+        super::check_size(
+            "dimension-order address decoder",
+            "dimension count n",
+            dims,
+            (1, MAX_DIMS),
+            "its table holds 3^n rows",
+        )?;
+        let n = dims;
         let shape = DecoderShape::new(Topology::Mesh, n, 8, addressing, 1, false);
         let rows = dimension_order_table(n)
             .into_iter()
@@ -513,10 +605,12 @@ impl<const W: usize> AddressDecoder<W> {
         Self::new(shape, &rows)
     }
 
+    /// How this decoder reads the address and node id.
     pub fn shape(&self) -> &DecoderShape {
         &self._shape
     }
 
+    /// The table, sorted by key, each key once.
     pub fn rows(&self) -> &[Row] {
         &self._rows
     }
@@ -869,7 +963,7 @@ mod tests {
                 Row { key, mask }
             })
             .collect();
-        AddressDecoder::new(shape, &rows)
+        AddressDecoder::new(shape, &rows).unwrap()
     }
 
     #[test]

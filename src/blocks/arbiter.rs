@@ -59,17 +59,29 @@ pub const SCORE_BITS: usize = 8;
 type PortId = Bits<PORT_BITS>;
 type Score = Bits<SCORE_BITS>;
 
+/// The routing arbiter of P inputs with F candidates each (module
+/// documentation; Chien §3, LAPSES §4.1).
 #[derive(LogicBlock)]
 pub struct RoutingArbiter {
+    /// Clock.
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
     pub rst: Signal<In, Bit>,
+    /// `req[i]`: input i holds a head flit waiting for an output.
     pub req: Vec<Signal<In, Bit>>,
+    /// `cand[i * F + j]`: choice j of input i, an output number.
     pub cand: Vec<Signal<In, PortId>>,
+    /// `cand_valid[i * F + j]`: choice j of input i is valid.
     pub cand_valid: Vec<Signal<In, Bit>>,
+    /// `out_free[o]`: output o can be allocated.
     pub out_free: Vec<Signal<In, Bit>>,
+    /// `out_credits[o]`: credits of output o (read under MAX-CREDIT).
     pub out_credits: Vec<Signal<In, Score>>,
+    /// `out_mux[o]`: VCs multiplexed on output o (read under MIN-MUX).
     pub out_mux: Vec<Signal<In, Score>>,
+    /// `grant[i * F + j]`: input i is granted its choice j.
     pub grant: Vec<Signal<Out, Bit>>,
+    /// `grant_out[o * P + i]`: output o goes to input i (the crossbar's `grant`).
     pub grant_out: Vec<Signal<Out, Bit>>,
     /// Round-robin pointer: the input served first.
     start: DFF<PortId>,
@@ -82,9 +94,31 @@ pub struct RoutingArbiter {
 }
 
 impl RoutingArbiter {
-    /// `ports` inputs and outputs (2 to 16), `freedom` candidates per input
-    /// (1 to `ports`), `selection` the path-selection heuristic.
-    pub fn new(ports: usize, freedom: usize, selection: PathSelection) -> Self {
+    /// `ports` inputs and outputs (2 to 16: a port number is
+    /// [`PORT_BITS`] wide), `freedom` candidates per input (1 to `ports`),
+    /// `selection` the path-selection heuristic (LAPSES §4.1).
+    pub fn new(ports: usize, freedom: usize, selection: PathSelection) -> crate::Result<Self> {
+        let name = "routing arbiter";
+        super::check_size(
+            name,
+            "port count P",
+            ports,
+            (2, 1 << PORT_BITS),
+            "a port number is 4 bits wide",
+        )?;
+        super::check_size(
+            name,
+            "routing freedom F",
+            freedom,
+            (1, ports),
+            "an input has at most one candidate per output",
+        )?;
+        Ok(Self::new_unchecked(ports, freedom, selection))
+    }
+
+    /// [`RoutingArbiter::new`] for callers whose sizes are validated (out
+    /// of range sizes are clamped).
+    pub(crate) fn new_unchecked(ports: usize, freedom: usize, selection: PathSelection) -> Self {
         let p = ports.clamp(2, 16);
         let f = freedom.clamp(1, p);
         RoutingArbiter {
@@ -525,7 +559,7 @@ mod tests {
     fn matches_the_reference_for_every_heuristic() {
         for sel in ALL {
             for (p, f) in [(4, 2), (5, 3)] {
-                let mut x = RoutingArbiter::new(p, f, sel);
+                let mut x = RoutingArbiter::new(p, f, sel).unwrap();
                 prepare(&mut x);
                 let mut stim = random_stimulus(&x, "clock", 1500, 7 + p as u64);
                 // Long stretches without reset so LFU counters saturate.
@@ -573,7 +607,7 @@ mod tests {
     #[test]
     fn every_input_requesting_one_output_is_served_in_turn() {
         let (p, f) = (5, 2);
-        let mut x = RoutingArbiter::new(p, f, PathSelection::StaticXy);
+        let mut x = RoutingArbiter::new(p, f, PathSelection::StaticXy).unwrap();
         prepare(&mut x);
         let all = vec![true; p];
         let free = vec![true; p];
@@ -609,13 +643,13 @@ mod tests {
         let one = |i: usize| (0..p).map(|k| k == i).collect::<Vec<bool>>();
         let free = vec![true; p];
         // MAX-CREDIT: output 2 has more credits than output 1.
-        let mut x = RoutingArbiter::new(p, f, PathSelection::MaxCredit);
+        let mut x = RoutingArbiter::new(p, f, PathSelection::MaxCredit).unwrap();
         prepare(&mut x);
         let stim = vec![row(p, f, &one(0), &[1, 2], &free, &[3, 1, 9, 0])];
         let out = run_model(&mut x, &stim);
         assert_eq!(&out[0][..2], &[0, 1], "the candidate with 9 credits");
         // LRU: after output 1 is used, output 2 is the older one.
-        let mut x = RoutingArbiter::new(p, f, PathSelection::Lru);
+        let mut x = RoutingArbiter::new(p, f, PathSelection::Lru).unwrap();
         prepare(&mut x);
         let mut first = row(p, f, &one(0), &[1, 3], &free, &[0; 4]);
         first[0] = 1; // reset: ages equal, the earliest choice wins
@@ -633,7 +667,7 @@ mod tests {
         );
         assert_eq!(&out[2][..2], &[0, 1], "output 1 was just used: output 2");
         // A busy output is never granted.
-        let mut x = RoutingArbiter::new(p, f, PathSelection::StaticXy);
+        let mut x = RoutingArbiter::new(p, f, PathSelection::StaticXy).unwrap();
         prepare(&mut x);
         let stim = vec![row(
             p,

@@ -23,13 +23,22 @@ use super::flow_control::COUNT_BITS;
 
 type Addr = Bits<COUNT_BITS>;
 
+/// A simple dual-port RAM of W-bit entries with a registered read
+/// (module documentation).
 #[derive(LogicBlock)]
 pub struct BufferRam<const W: usize> {
+    /// Clock.
     pub clock: Signal<In, Clock>,
+    /// Write `write_data` to `write_address` at the clock edge.
     pub write_enable: Signal<In, Bit>,
+    /// The entry written.
     pub write_address: Signal<In, Addr>,
+    /// The data written (W bits).
     pub write_data: Signal<In, Bits<W>>,
+    /// The entry read: `read_data` shows it after the clock edge.
     pub read_address: Signal<In, Addr>,
+    /// The entry `read_address` named before the last edge, as it was
+    /// before that edge's write.
     pub read_data: Signal<Out, Bits<W>>,
     _mem: Vec<Bits<W>>,
     /// Address bits used (the rest of the address ports are ignored).
@@ -37,8 +46,22 @@ pub struct BufferRam<const W: usize> {
 }
 
 impl<const W: usize> BufferRam<W> {
-    /// A RAM of at least `entries` entries (a power of two, at least two).
-    pub fn new(entries: usize) -> Self {
+    /// A RAM of at least `entries` entries (1 to 2^[`COUNT_BITS`]; the RAM
+    /// rounds up to a power of two, at least two).
+    pub fn new(entries: usize) -> crate::Result<Self> {
+        super::check_width::<W>("buffer RAM")?;
+        super::check_size(
+            "buffer RAM",
+            "entry count",
+            entries,
+            (1, 1 << COUNT_BITS),
+            "an address is COUNT_BITS = 5 bits wide",
+        )?;
+        Ok(Self::new_unchecked(entries))
+    }
+
+    /// [`BufferRam::new`] for callers whose size is validated.
+    pub(crate) fn new_unchecked(entries: usize) -> Self {
         let abits = entries.max(2).next_power_of_two().trailing_zeros() as usize;
         BufferRam {
             clock: Signal::default(),

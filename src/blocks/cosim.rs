@@ -9,8 +9,12 @@ use crate::flows::ToolError;
 
 /// A top-level input the harness can set from a number.
 pub trait InputSignal {
+    /// Sets the signal's next value from the low bits of `value`.
     fn poke(&mut self, value: u64);
+    /// Marks the signal as driven from outside the block (rust-hdl's
+    /// `connect`).
     fn claim(&mut self);
+    /// rust-hdl's identifier of the signal.
     fn signal_id(&self) -> usize;
 }
 
@@ -141,9 +145,11 @@ pub fn ports<B: Block>(block: &B) -> Vec<Port> {
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// A generator started from `seed`.
     pub fn new(seed: u64) -> Self {
         SplitMix64(seed)
     }
+    /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
@@ -244,9 +250,13 @@ pub fn run_model<B: HwBlock>(block: &mut B, stimulus: &[Vec<u64>]) -> Vec<Vec<u6
 /// The first disagreement between the model and the Verilog.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mismatch {
+    /// The cycle, from 0.
     pub cycle: usize,
+    /// The output port that differs.
     pub signal: String,
+    /// Its value in the rust-hdl model.
     pub model: u64,
+    /// Its value in the Verilog.
     pub verilog: u64,
 }
 
@@ -291,10 +301,15 @@ pub fn compare(outputs: &[Port], model: &[Vec<u64>], verilog: &[Vec<u64>]) -> Op
 /// the rust-hdl model produced from it.
 #[derive(Debug, Clone)]
 pub struct Variant {
+    /// The top module's name.
     pub top: String,
+    /// The design's Verilog.
     pub verilog: String,
+    /// The top module's ports, in the order of the stimulus and traces.
     pub ports: Vec<Port>,
+    /// Per cycle, the value of each input.
     pub stimulus: Vec<Vec<u64>>,
+    /// Per cycle, the value of each output in the rust-hdl model.
     pub model: Vec<Vec<u64>>,
 }
 

@@ -30,19 +30,32 @@ use rust_hdl::prelude::*;
 
 use super::signals;
 
+/// A P x P crossbar for W-bit flits (module documentation; Chien §3).
 #[derive(LogicBlock)]
 pub struct Crossbar<const W: usize> {
+    /// Clock.
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
     pub rst: Signal<In, Bit>,
+    /// `grant[o * P + i]`: connect input i to output o this cycle.
     pub grant: Vec<Signal<In, Bit>>,
+    /// Input i's flit data (W bits).
     pub in_data: Vec<Signal<In, Bits<W>>>,
+    /// Input i carries a flit.
     pub in_valid: Vec<Signal<In, Bit>>,
+    /// Input i's flit is a head flit.
     pub in_head: Vec<Signal<In, Bit>>,
+    /// Input i's flit is a tail flit.
     pub in_tail: Vec<Signal<In, Bit>>,
+    /// Output o's flit data: the connected input's, zero when none is.
     pub out_data: Vec<Signal<Out, Bits<W>>>,
+    /// Output o carries a flit.
     pub out_valid: Vec<Signal<Out, Bit>>,
+    /// Output o's flit is a head flit.
     pub out_head: Vec<Signal<Out, Bit>>,
+    /// Output o's flit is a tail flit.
     pub out_tail: Vec<Signal<Out, Bit>>,
+    /// Output o holds a connection from an earlier cycle.
     pub out_busy: Vec<Signal<Out, Bit>>,
     /// Held connection, one-hot per output (index o * P + i).
     held: Vec<DFF<Bit>>,
@@ -63,23 +76,51 @@ pub struct Crossbar<const W: usize> {
 }
 
 impl<const W: usize> Crossbar<W> {
-    /// A crossbar that holds each connection from head to tail.
-    pub fn new(ports: usize) -> Self {
-        Self::build(ports, true)
+    /// A crossbar of `ports` inputs and outputs (at least 1) that holds
+    /// each connection from head to tail.
+    pub fn new(ports: usize) -> crate::Result<Self> {
+        Self::check(ports)?;
+        Ok(Self::build(ports, true))
     }
 
-    /// A crossbar switched per flit: no held connections.
-    pub fn per_flit(ports: usize) -> Self {
-        Self::build(ports, false)
+    /// A crossbar of `ports` inputs and outputs (at least 1) switched per
+    /// flit: no held connections.
+    pub fn per_flit(ports: usize) -> crate::Result<Self> {
+        Self::check(ports)?;
+        Ok(Self::per_flit_unchecked(ports))
     }
 
     /// A crossbar switched per flit whose output o is wired to input i only
     /// where `links[o * P + i]` (a router's relation never sends some
-    /// inputs to some outputs: `crate::router::tables::reach`).
-    pub fn per_flit_linking(ports: usize, links: &[bool]) -> Self {
+    /// inputs to some outputs: `crate::router::tables::reach`); `links`
+    /// holds P^2 entries.
+    pub fn per_flit_linking(ports: usize, links: &[bool]) -> crate::Result<Self> {
+        Self::check(ports)?;
+        super::check_size(
+            "crossbar",
+            "length of the link list",
+            links.len(),
+            (ports * ports, ports * ports),
+            "one entry per output and input, P^2",
+        )?;
+        Ok(Self::per_flit_linking_unchecked(ports, links))
+    }
+
+    /// [`Crossbar::per_flit`] for callers whose `ports` is validated.
+    pub(crate) fn per_flit_unchecked(ports: usize) -> Self {
+        Self::build(ports, false)
+    }
+
+    /// [`Crossbar::per_flit_linking`] for callers whose sizes are validated.
+    pub(crate) fn per_flit_linking_unchecked(ports: usize, links: &[bool]) -> Self {
         let mut x = Self::build(ports, false);
         x.link = links.iter().map(|&l| Constant::new(l)).collect();
         x
+    }
+
+    fn check(ports: usize) -> crate::Result<()> {
+        super::check_width::<W>("crossbar")?;
+        super::check_size("crossbar", "port count P", ports, (1, usize::MAX), "")
     }
 
     fn build(ports: usize, hold: bool) -> Self {
@@ -110,6 +151,7 @@ impl<const W: usize> Crossbar<W> {
         }
     }
 
+    /// Inputs (and outputs) P.
     pub fn ports(&self) -> usize {
         self._p
     }
@@ -316,7 +358,7 @@ mod tests {
     }
 
     fn model_outputs(p: usize, stim: &[Vec<u64>]) -> Vec<Vec<u64>> {
-        let mut x = Crossbar::<16>::new(p);
+        let mut x = Crossbar::<16>::new(p).unwrap();
         prepare(&mut x);
         run_model(&mut x, stim)
     }
@@ -382,9 +424,9 @@ mod tests {
                     .map(|k| !sparse || (k / p + 2 * (k % p)) % 3 != 1)
                     .collect();
                 let mut x = match (hold, sparse) {
-                    (true, _) => Crossbar::<16>::new(p),
-                    (false, false) => Crossbar::<16>::per_flit(p),
-                    (false, true) => Crossbar::<16>::per_flit_linking(p, &links),
+                    (true, _) => Crossbar::<16>::new(p).unwrap(),
+                    (false, false) => Crossbar::<16>::per_flit(p).unwrap(),
+                    (false, true) => Crossbar::<16>::per_flit_linking(p, &links).unwrap(),
                 };
                 prepare(&mut x);
                 let stim = random_stimulus(&x, "clock", 3000, 17 + p as u64);
@@ -406,7 +448,7 @@ mod tests {
     #[test]
     fn a_per_flit_crossbar_interleaves_packets_on_one_output() {
         let p = 3;
-        let mut x = Crossbar::<16>::per_flit(p);
+        let mut x = Crossbar::<16>::per_flit(p).unwrap();
         prepare(&mut x);
         let stim = vec![
             row(p, true, &[], &[]),

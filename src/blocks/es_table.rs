@@ -42,24 +42,41 @@ type Class = Bits<CLASS_BITS>;
 /// One table entry: permitted outputs (bit o = output o) and VC class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Entry {
+    /// Permitted outputs: bit o is output o (0 local, 2d + 1 = +d, 2d + 2 = -d).
     pub mask: u32,
+    /// VC class (2 bits).
     pub class: u8,
 }
 
+/// The economical-storage routing table of 3^n entries for an
+/// n-dimensional mesh (module documentation; LAPSES §5.2).
 #[derive(LogicBlock)]
 pub struct EconomicalStorageTable<const W: usize> {
+    /// Clock.
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
     pub rst: Signal<In, Bit>,
+    /// Write `cfg_node` into the node-id register.
     pub cfg_node_we: Signal<In, Bit>,
+    /// The router's node id (W bits, 4 bits per coordinate).
     pub cfg_node: Signal<In, Bits<W>>,
+    /// Write entry `cfg_addr`.
     pub cfg_we: Signal<In, Bit>,
+    /// The entry written (addresses past 3^n are ignored).
     pub cfg_addr: Signal<In, Addr>,
+    /// `cfg_mask[o]`: the written entry permits output o.
     pub cfg_mask: Vec<Signal<In, Bit>>,
+    /// The written entry's VC class.
     pub cfg_class: Signal<In, Class>,
+    /// The incoming flit (W bits).
     pub in_data: Signal<In, Bits<W>>,
+    /// A flit arrives.
     pub in_valid: Signal<In, Bit>,
+    /// It is a head flit.
     pub in_head: Signal<In, Bit>,
+    /// `cand[o]`: the head flit's entry permits output o.
     pub cand: Vec<Signal<Out, Bit>>,
+    /// The head flit's entry's VC class.
     pub vc_class: Signal<Out, Class>,
     node: DFF<Bits<W>>,
     mask: Vec<DFF<Bit>>,
@@ -86,8 +103,53 @@ pub struct EconomicalStorageTable<const W: usize> {
 
 impl<const W: usize> EconomicalStorageTable<W> {
     /// A table for `dims` dimensions (1 to min(4, W / 4)) whose entries
-    /// reset to `init` (3^n entries; missing ones permit nothing).
-    pub fn new(dims: usize, init: &[Entry]) -> Self {
+    /// reset to `init` (at most 3^n entries; missing ones permit nothing;
+    /// each mask over the 2n + 1 outputs, each class below 4).
+    pub fn new(dims: usize, init: &[Entry]) -> crate::Result<Self> {
+        use super::check_size;
+        let name = "economical-storage table";
+        super::check_width::<W>(name)?;
+        check_size(
+            name,
+            "dimension count n",
+            dims,
+            (1, MAX_DIMS.min(W / FIELD_BITS)),
+            &format!(
+                "a coordinate is {FIELD_BITS} bits of the {W}-bit head flit, and the \
+                 table's {ADDR_BITS}-bit entry address reaches 3^{MAX_DIMS} entries"
+            ),
+        )?;
+        let entries = 3usize.pow(dims as u32);
+        check_size(
+            name,
+            "initial entry count",
+            init.len(),
+            (0, entries),
+            "one entry per sign vector, 3^n",
+        )?;
+        let outputs = 2 * dims + 1;
+        for (e, entry) in init.iter().enumerate() {
+            if entry.mask >> outputs != 0 {
+                return Err(crate::Error::invalid(format!(
+                    "economical-storage table entry {e} permits outputs {:#b}, but a \
+                     {dims}-dimensional router has only {outputs} outputs",
+                    entry.mask
+                )));
+            }
+            check_size(
+                name,
+                &format!("VC class of entry {e}"),
+                usize::from(entry.class),
+                (0, (1 << CLASS_BITS) - 1),
+                "a class is CLASS_BITS = 2 bits wide",
+            )?;
+        }
+        Ok(Self::new_unchecked(dims, init))
+    }
+
+    /// [`EconomicalStorageTable::new`] for callers whose sizes are
+    /// validated (out of range sizes are clamped).
+    pub(crate) fn new_unchecked(dims: usize, init: &[Entry]) -> Self {
         let n = dims.clamp(1, MAX_DIMS.min(W / FIELD_BITS));
         let p = 2 * n + 1;
         let entries = 3usize.pow(n as u32);
@@ -295,7 +357,7 @@ mod tests {
         for n in [1, 2, 3] {
             let p = 2 * n + 1;
             let start = init(n);
-            let mut x = EconomicalStorageTable::<16>::new(n, &start);
+            let mut x = EconomicalStorageTable::<16>::new(n, &start).unwrap();
             prepare(&mut x);
             let stim = random_stimulus(&x, "clock", 3000, 5 + n as u64);
             let got = run_model(&mut x, &stim);
@@ -354,7 +416,7 @@ mod tests {
     #[test]
     fn node_id_register_and_nine_entries_route_a_2d_mesh() {
         // Node (2, 1); destinations around it select the 9 entries.
-        let mut x = EconomicalStorageTable::<8>::new(2, &init(2));
+        let mut x = EconomicalStorageTable::<8>::new(2, &init(2)).unwrap();
         prepare(&mut x);
         let p = 5;
         let row = |node_we: u64, node: u64, dst: u64| {

@@ -71,23 +71,43 @@ pub fn mask_for(max: usize) -> usize {
     (max + 1).next_power_of_two() - 1
 }
 
+/// One channel's flit buffer and link flow control for W-bit flits
+/// (module documentation; Chien §3).
 #[derive(LogicBlock)]
 pub struct FlowControlUnit<const W: usize> {
+    /// Clock.
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
     pub rst: Signal<In, Bit>,
+    /// Arriving flit data (W bits).
     pub in_data: Signal<In, Bits<W>>,
+    /// A flit arrives this cycle.
     pub in_valid: Signal<In, Bit>,
+    /// The arriving flit is a head flit.
     pub in_head: Signal<In, Bit>,
+    /// The arriving flit is a tail flit.
     pub in_tail: Signal<In, Bit>,
+    /// The oldest flit leaves this cycle (when `out_valid`).
     pub out_ready: Signal<In, Bit>,
+    /// Credit mode: a credit from downstream (one pulse per slot
+    /// freed); on/off mode: the downstream level.
     pub credit_in: Signal<In, Bit>,
+    /// The sender sends a flit this cycle if `send_ok`.
     pub send_req: Signal<In, Bit>,
+    /// The oldest flit's data (stale when the buffer is empty).
     pub out_data: Signal<Out, Bits<W>>,
+    /// The buffer is not empty.
     pub out_valid: Signal<Out, Bit>,
+    /// The oldest flit is a head flit (low when empty).
     pub out_head: Signal<Out, Bit>,
+    /// The oldest flit is a tail flit (low when empty).
     pub out_tail: Signal<Out, Bit>,
+    /// Credit mode: pulses once per flit that leaves; on/off mode: the
+    /// "on" level, high while at least `slack` slots are free.
     pub credit_out: Signal<Out, Bit>,
+    /// The downstream buffer can take a flit.
     pub send_ok: Signal<Out, Bit>,
+    /// A flit arrived while the buffer was full and was refused.
     pub overflow: Signal<Out, Bit>,
     /// The flits' data: D flip-flop slots, or with block RAM none.
     slot_data: Vec<DFF<Bits<W>>>,
@@ -170,14 +190,46 @@ pub struct FlowControlUnit<const W: usize> {
 impl<const W: usize> FlowControlUnit<W> {
     /// A unit with a `depth`-flit buffer (1 to [`MAX_DEPTH`]); `on_off`
     /// selects on/off flow control (slack 1) instead of credits.
-    pub fn new(depth: usize, on_off: bool) -> Self {
+    pub fn new(depth: usize, on_off: bool) -> crate::Result<Self> {
+        Self::check(depth)?;
+        Ok(Self::new_unchecked(depth, on_off))
+    }
+
+    /// An on/off unit with a `depth`-flit buffer (1 to [`MAX_DEPTH`]) whose
+    /// level is high while at least `slack` slots are free (1 to `depth`).
+    pub fn on_off(depth: usize, slack: usize) -> crate::Result<Self> {
+        Self::check(depth)?;
+        super::check_size(
+            "flow-control unit",
+            "on/off slack (free slots)",
+            slack,
+            (1, depth),
+            "the level needs that many free slots of the buffer",
+        )?;
+        Ok(Self::on_off_unchecked(depth, slack))
+    }
+
+    /// [`FlowControlUnit::new`] for callers whose depth is validated (out
+    /// of range depths are clamped).
+    pub(crate) fn new_unchecked(depth: usize, on_off: bool) -> Self {
         Self::build(depth, on_off, 1, BufferStorage::Flops, 0)
     }
 
-    /// An on/off unit whose level is high while at least `slack` slots are
-    /// free (1 to `depth`).
-    pub fn on_off(depth: usize, slack: usize) -> Self {
+    /// [`FlowControlUnit::on_off`] for callers whose sizes are validated
+    /// (out of range sizes are clamped).
+    pub(crate) fn on_off_unchecked(depth: usize, slack: usize) -> Self {
         Self::build(depth, true, slack, BufferStorage::Flops, 0)
+    }
+
+    fn check(depth: usize) -> crate::Result<()> {
+        super::check_width::<W>("flow-control unit")?;
+        super::check_size(
+            "flow-control unit",
+            "buffer depth D (flits)",
+            depth,
+            (1, MAX_DEPTH),
+            "the occupancy and credit counters are COUNT_BITS = 5 bits wide",
+        )
     }
 
     /// This unit with its flits' data in `storage`; the behaviour at the
@@ -194,8 +246,9 @@ impl<const W: usize> FlowControlUnit<W> {
     }
 
     /// With block RAM: the low `bits` bits of every flit (the routing
-    /// fields) also kept in flip-flops, so `out_data`'s low bits come from
-    /// a flip-flop; the behaviour is the same. No effect with flip-flops.
+    /// fields; at most W, more are taken as W) also kept in flip-flops, so
+    /// `out_data`'s low bits come from a flip-flop; the behaviour is the
+    /// same. No effect with flip-flops.
     pub fn fields_in_flops(self, bits: usize) -> Self {
         let storage = self._storage;
         Self::build(self._d, self.onoff.val(), self._slack, storage, bits)
@@ -261,7 +314,7 @@ impl<const W: usize> FlowControlUnit<W> {
             send_ok: Signal::default(),
             overflow: Signal::default(),
             slot_data: (0..d * (1 - nram)).map(|_| DFF::default()).collect(),
-            ram: (0..nram).map(|_| BufferRam::new(d)).collect(),
+            ram: (0..nram).map(|_| BufferRam::new_unchecked(d)).collect(),
             byp: (0..nram).map(|_| DFF::default()).collect(),
             byp_sel: (0..nram).map(|_| DFF::default()).collect(),
             slot_low: (0..d * nlow).map(|_| DFF::default()).collect(),
@@ -719,12 +772,12 @@ mod tests {
     fn link(d: usize, on_off: Option<(usize, bool)>, seed: u64) -> usize {
         let (mut up, mut down) = match on_off {
             None => (
-                FlowControlUnit::<16>::new(d, false),
-                FlowControlUnit::<16>::new(d, false),
+                FlowControlUnit::<16>::new(d, false).unwrap(),
+                FlowControlUnit::<16>::new(d, false).unwrap(),
             ),
             Some((slack, _)) => (
-                FlowControlUnit::<16>::on_off(d, slack),
-                FlowControlUnit::<16>::on_off(d, slack),
+                FlowControlUnit::<16>::on_off(d, slack).unwrap(),
+                FlowControlUnit::<16>::on_off(d, slack).unwrap(),
             ),
         };
         let registered = on_off.is_some_and(|(_, r)| r);
@@ -811,7 +864,7 @@ mod tests {
 
     #[test]
     fn reset_in_the_middle_of_a_packet_empties_the_buffer() {
-        let mut x = FlowControlUnit::<8>::new(4, false);
+        let mut x = FlowControlUnit::<8>::new(4, false).unwrap();
         prepare(&mut x);
         // rst, data, valid, head, tail, out_ready, credit_in, send_req
         let stim = vec![
@@ -844,8 +897,9 @@ mod tests {
             (4, true, 6, 6),
             (5, false, 16, 7),
         ] {
-            let mut flops = FlowControlUnit::<16>::new(d, on_off);
+            let mut flops = FlowControlUnit::<16>::new(d, on_off).unwrap();
             let mut ram = FlowControlUnit::<16>::new(d, on_off)
+                .unwrap()
                 .stored_in(BufferStorage::Bram)
                 .fields_in_flops(low);
             prepare(&mut flops);
@@ -870,7 +924,9 @@ mod tests {
     /// the bypass.
     #[test]
     fn the_bypass_shows_a_flit_written_into_an_empty_ram_buffer() {
-        let mut x = FlowControlUnit::<8>::new(2, false).stored_in(BufferStorage::Bram);
+        let mut x = FlowControlUnit::<8>::new(2, false)
+            .unwrap()
+            .stored_in(BufferStorage::Bram);
         prepare(&mut x);
         // rst, data, valid, head, tail, out_ready, credit_in, send_req
         let stim = vec![

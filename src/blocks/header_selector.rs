@@ -19,11 +19,17 @@ use rust_hdl::prelude::*;
 use super::cosim::{each, InputSignal};
 use super::{signals, HwBlock};
 
+/// The header selector over F candidate headers of W bits (module
+/// documentation; Chien §3).
 #[derive(LogicBlock)]
 pub struct HeaderSelector<const W: usize> {
+    /// `hdr[j]`: the updated header of candidate j (W bits).
     pub hdr: Vec<Signal<In, Bits<W>>>,
+    /// `sel[j]`: the arbiter chose candidate j (one-hot; the lowest wins).
     pub sel: Vec<Signal<In, Bit>>,
+    /// The selected header, zero when none is selected.
     pub out_hdr: Signal<Out, Bits<W>>,
+    /// Some candidate is selected.
     pub out_valid: Signal<Out, Bit>,
     zero: Constant<Bits<W>>,
     _f: usize,
@@ -31,16 +37,24 @@ pub struct HeaderSelector<const W: usize> {
 
 impl<const W: usize> HeaderSelector<W> {
     /// A selector over `freedom` candidate headers (at least 1).
-    pub fn new(freedom: usize) -> Self {
-        let f = freedom.max(1);
-        HeaderSelector {
+    pub fn new(freedom: usize) -> crate::Result<Self> {
+        super::check_width::<W>("header selector")?;
+        super::check_size(
+            "header selector",
+            "routing freedom F",
+            freedom,
+            (1, usize::MAX),
+            "",
+        )?;
+        let f = freedom;
+        Ok(HeaderSelector {
             hdr: signals(f),
             sel: signals(f),
             out_hdr: Signal::default(),
             out_valid: Signal::default(),
             zero: Constant::new(Bits::<W>::default()),
             _f: f,
-        }
+        })
     }
 }
 
@@ -84,7 +98,7 @@ mod tests {
     #[test]
     fn selects_the_header_of_the_decision() {
         for f in [1, 2, 3, 5, 8] {
-            let mut x = HeaderSelector::<32>::new(f);
+            let mut x = HeaderSelector::<32>::new(f).unwrap();
             prepare(&mut x);
             let stim = random_stimulus(&x, "clock", 2000, f as u64);
             let got = run_model(&mut x, &stim);

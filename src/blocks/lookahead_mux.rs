@@ -27,12 +27,21 @@ use rust_hdl::prelude::*;
 use super::cosim::{each, InputSignal};
 use super::{signals, HwBlock};
 
+/// The look-ahead mux of P outputs and F candidates (module
+/// documentation; LAPSES §3.2).
 #[derive(LogicBlock)]
 pub struct LookaheadMux<const W: usize> {
+    /// The current head flit (W bits).
     pub in_hdr: Signal<In, Bits<W>>,
+    /// `next_mask[j * P + o]`: at the next router along candidate j,
+    /// output o is permitted.
     pub next_mask: Vec<Signal<In, Bit>>,
+    /// `sel[j]`: path selection chose candidate j (one-hot; the lowest wins).
     pub sel: Vec<Signal<In, Bit>>,
+    /// `in_hdr` with its look-ahead field (low P bits) replaced by the
+    /// selected candidate's mask.
     pub out_hdr: Signal<Out, Bits<W>>,
+    /// A candidate is selected.
     pub out_valid: Signal<Out, Bit>,
     field: Signal<Local, Bits<W>>,
     bit: Vec<Constant<Bits<W>>>,
@@ -46,7 +55,23 @@ pub struct LookaheadMux<const W: usize> {
 impl<const W: usize> LookaheadMux<W> {
     /// `ports` outputs (1 to W: the look-ahead field must fit the flit) and
     /// `freedom` candidates (at least 1).
-    pub fn new(ports: usize, freedom: usize) -> Self {
+    pub fn new(ports: usize, freedom: usize) -> crate::Result<Self> {
+        let name = "look-ahead mux";
+        super::check_width::<W>(name)?;
+        super::check_size(
+            name,
+            "port count P",
+            ports,
+            (1, W),
+            "the look-ahead field holds one bit per output in the W-bit head flit",
+        )?;
+        super::check_size(name, "routing freedom F", freedom, (1, usize::MAX), "")?;
+        Ok(Self::new_unchecked(ports, freedom))
+    }
+
+    /// [`LookaheadMux::new`] for callers whose sizes are validated (out of
+    /// range sizes are clamped).
+    pub(crate) fn new_unchecked(ports: usize, freedom: usize) -> Self {
         let p = ports.clamp(1, W);
         let f = freedom.max(1);
         let low = if p >= 64 { u64::MAX } else { (1u64 << p) - 1 };
@@ -115,7 +140,7 @@ mod tests {
     #[test]
     fn builds_the_new_header_from_the_selected_lookup() {
         for (p, f) in [(5, 2), (3, 3), (7, 1), (16, 4)] {
-            let mut x = LookaheadMux::<16>::new(p, f);
+            let mut x = LookaheadMux::<16>::new(p, f).unwrap();
             prepare(&mut x);
             let stim = random_stimulus(&x, "clock", 2000, (p * 10 + f) as u64);
             let got = run_model(&mut x, &stim);
@@ -142,7 +167,7 @@ mod tests {
         // LAPSES Figure 4: at R, port a leads to A (a1, a2), port b to B
         // (b1, b2). Choosing b keeps b1, b2 only.
         let (p, f) = (5, 2);
-        let mut x = LookaheadMux::<16>::new(p, f);
+        let mut x = LookaheadMux::<16>::new(p, f).unwrap();
         prepare(&mut x);
         let a = [0, 1, 0, 1, 0]; // a1 = +x, a2 = +y
         let b = [0, 0, 1, 0, 1]; // b1 = -x, b2 = -y

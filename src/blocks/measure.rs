@@ -11,13 +11,16 @@ use crate::model::Technology;
 /// One measured point.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measurement {
+    /// The measured top module.
     pub top: String,
     /// The value of the swept parameter (P, F or V), if the block has one.
     pub param: Option<(Param, usize)>,
     /// Two-input gates after `synth -flatten; abc -g ...` (see
     /// [`yosys::CellCounts::two_input_gates`]).
     pub gates: u64,
+    /// Inverters in the same netlist.
     pub inverters: u64,
+    /// Flip-flops in the same netlist.
     pub flip_flops: u64,
     /// Chien Figure 4 for this module and parameter, if the block is one
     /// of his modules.
@@ -56,7 +59,7 @@ pub fn sweep(
 ) -> Result<Vec<Measurement>> {
     let p = kind.sweep_param().ok_or_else(|| {
         Error::InvalidSpec(format!(
-            "--sweep: the {} block has no size parameter (P, F or V) to vary",
+            "the {} block has no size parameter (P, F or V) to sweep",
             kind.name()
         ))
     })?;

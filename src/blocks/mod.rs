@@ -1,6 +1,6 @@
 //! Chien's canonical router blocks (Chien §3, Figure 1) as rust-hdl
 //! `LogicBlock`s whose port and VC counts are chosen at run time and whose
-//! flit width is one of [`FLIT_WIDTHS`](crate::spec::FLIT_WIDTHS).
+//! flit width is one of [`FLIT_WIDTHS`].
 //!
 //! Each block has a synchronous active-high reset `rst` and a clock
 //! `clock`. [`BlockKind`] names the blocks, checks their parameters and
@@ -36,6 +36,47 @@ use crate::error::{Error, Result};
 use crate::model::Module;
 use crate::spec::{Addressing, BufferStorage, PathSelection, FLIT_WIDTHS};
 
+/// Refuses a block constructor's size parameter outside `lo..=hi`
+/// (`hi == usize::MAX`: no upper bound). The message names the block, the
+/// parameter, its value and what is allowed, and `why` (may be empty)
+/// says where the bound comes from.
+pub(crate) fn check_size(
+    block: &str,
+    param: &str,
+    value: usize,
+    (lo, hi): (usize, usize),
+    why: &str,
+) -> Result<()> {
+    if (lo..=hi).contains(&value) {
+        return Ok(());
+    }
+    let allowed = if hi == usize::MAX {
+        format!("at least {lo}")
+    } else {
+        format!("{lo} to {hi}")
+    };
+    let why = if why.is_empty() {
+        String::new()
+    } else {
+        format!(": {why}")
+    };
+    Err(Error::invalid(format!(
+        "the {param} of a {block} must be {allowed}, not {value}{why}"
+    )))
+}
+
+/// Refuses a flit width `W` (the blocks' type parameter) the models
+/// cannot compute with: they hold a flit in a 64-bit word.
+pub(crate) fn check_width<const W: usize>(block: &str) -> Result<()> {
+    check_size(
+        block,
+        "flit width W (type parameter, bits)",
+        W,
+        (1, 64),
+        "the models hold a flit in a 64-bit word",
+    )
+}
+
 /// `n` fresh signals, for the run-time-sized Vec fields of the blocks.
 pub fn signals<D: Direction, T: Synth>(n: usize) -> Vec<Signal<D, T>> {
     (0..n).map(|_| Signal::default()).collect()
@@ -44,13 +85,21 @@ pub fn signals<D: Direction, T: Synth>(n: usize) -> Vec<Signal<D, T>> {
 /// The blocks routergen can emit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockKind {
+    /// [`Crossbar`]: P x P switch (Chien §3).
     Crossbar,
+    /// [`FlowControlUnit`]: one channel's buffer and link protocol (Chien §3).
     FlowControlUnit,
+    /// [`RoutingArbiter`]: matches inputs to outputs (Chien §3, LAPSES §4.1).
     RoutingArbiter,
+    /// [`HeaderSelector`]: passes on the chosen updated header (Chien §3).
     HeaderSelector,
+    /// [`VcController`]: V virtual channels on one physical channel (Chien §3).
     VcController,
+    /// [`AddressDecoder`]: the outputs the routing relation permits (Chien §3-4).
     AddressDecoder,
+    /// [`EconomicalStorageTable`]: the 3^n-entry routing table (LAPSES §5.2).
     EconomicalStorageTable,
+    /// [`LookaheadMux`]: the next router's routing field (LAPSES §3.2).
     LookaheadMux,
 }
 
@@ -109,18 +158,37 @@ impl Default for BlockParams {
     }
 }
 
-/// The parameters a block reads, by their CLI names.
+/// The size parameters a block reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Param {
+    /// Ports P.
     Ports,
+    /// Virtual channels V.
     Vcs,
+    /// Routing freedom F.
     Freedom,
+    /// Flit width W in bits.
     FlitWidth,
+    /// Network dimensions n.
     Dims,
+    /// Buffer depth D in flits.
     Depth,
 }
 
 impl Param {
+    /// The parameter's name in library messages, as in [`BlockParams`].
+    pub fn name(self) -> &'static str {
+        match self {
+            Param::Ports => "ports",
+            Param::Vcs => "vcs",
+            Param::Freedom => "freedom",
+            Param::FlitWidth => "flit width",
+            Param::Dims => "dims",
+            Param::Depth => "depth",
+        }
+    }
+
+    /// The `routergen block` flag that sets the parameter.
     pub fn flag(self) -> &'static str {
         match self {
             Param::Ports => "--ports",
@@ -143,7 +211,7 @@ impl Param {
         }
     }
 
-    /// The letter Chien uses (P, F, V), or the flag's name.
+    /// The letter Chien uses (P, F, V), else the usual symbol (W, n, D).
     pub fn symbol(self) -> &'static str {
         match self {
             Param::Ports => "P",
@@ -155,6 +223,7 @@ impl Param {
         }
     }
 
+    /// Sets this parameter of `p` to `v`.
     pub fn set(self, p: &mut BlockParams, v: usize) {
         match self {
             Param::Ports => p.ports = v,
@@ -166,6 +235,7 @@ impl Param {
         }
     }
 
+    /// This parameter's value in `p`.
     pub fn get(self, p: &BlockParams) -> usize {
         match self {
             Param::Ports => p.ports,
@@ -191,6 +261,8 @@ impl Param {
 }
 
 impl BlockKind {
+    /// The block's name, as `routergen block` takes it and as its module
+    /// names start.
     pub fn name(self) -> &'static str {
         match self {
             BlockKind::Crossbar => "crossbar",
@@ -204,6 +276,8 @@ impl BlockKind {
         }
     }
 
+    /// The block called `name` (case, `-` and `_` ignored), or an error
+    /// listing the blocks.
     pub fn from_name(name: &str) -> Result<BlockKind> {
         let key = name.to_ascii_lowercase().replace(['-', '_'], "");
         BLOCKS
@@ -267,15 +341,22 @@ impl BlockKind {
     }
 
     /// Checks `params` for this block: a one-paragraph message naming the
-    /// bad value and what is allowed.
+    /// bad parameter ([`Param::name`]), its value and what is allowed.
     pub fn check(self, params: &BlockParams) -> Result<()> {
+        self.check_named(params, &|p| p.name().to_string())
+    }
+
+    /// [`check`](Self::check) with each parameter spelled by `name` in the
+    /// message (a command line passes its flags, [`Param::flag`]).
+    pub fn check_named(self, params: &BlockParams, name: &dyn Fn(Param) -> String) -> Result<()> {
         for &p in self.uses() {
             let v = p.get(params);
             if p == Param::FlitWidth {
                 if !FLIT_WIDTHS.iter().any(|&w| w as usize == v) {
                     let allowed: Vec<String> = FLIT_WIDTHS.iter().map(u32::to_string).collect();
                     return Err(Error::InvalidSpec(format!(
-                        "--flit-width {v} is not supported by the {} block; allowed: {} bits",
+                        "{} {v} is not supported by the {} block; allowed: {} bits",
+                        name(p),
                         self.name(),
                         allowed.join(", ")
                     )));
@@ -286,7 +367,7 @@ impl BlockKind {
             if v < lo || v > hi {
                 return Err(Error::InvalidSpec(format!(
                     "{} {v} is out of range for the {} block: allowed {lo} to {hi}",
-                    p.flag(),
+                    name(p),
                     self.name()
                 )));
             }
@@ -297,8 +378,9 @@ impl BlockKind {
         ) && params.dims * address_decoder::FIELD_BITS > params.flit_width
         {
             return Err(Error::InvalidSpec(format!(
-                "--dims {} does not fit a {}-bit head flit: the {} reads a \
+                "{} {} does not fit a {}-bit head flit: the {} reads a \
                  {}-bit field per dimension, so at most {} dimensions",
+                name(Param::Dims),
                 params.dims,
                 params.flit_width,
                 self.name().replace('_', " "),
@@ -310,9 +392,10 @@ impl BlockKind {
             && params.on_off
             && params.depth < crate::spec::ON_OFF_ROUND_TRIP as usize
         {
+            let depth = name(Param::Depth);
             return Err(Error::InvalidSpec(format!(
-                "--flow-control on-off needs --depth {} or more for the vc controller block \
-                 (got --depth {}): its levels are high while {} slots are free, for senders \
+                "on/off flow control needs {depth} {} or more for the vc controller block \
+                 (got {depth} {}): its levels are high while {} slots are free, for senders \
                  that obey a level a cycle late",
                 crate::spec::ON_OFF_ROUND_TRIP,
                 params.depth,
@@ -321,16 +404,22 @@ impl BlockKind {
         }
         if self == BlockKind::LookaheadMux && params.ports > params.flit_width {
             return Err(Error::InvalidSpec(format!(
-                "--ports {} does not fit a {}-bit head flit: the look-ahead field holds \
+                "{} {} does not fit a {}-bit head flit: the look-ahead field holds \
                  one bit per output, so at most {} ports",
-                params.ports, params.flit_width, params.flit_width
+                name(Param::Ports),
+                params.ports,
+                params.flit_width,
+                params.flit_width
             )));
         }
         if self == BlockKind::RoutingArbiter && params.freedom > params.ports {
             return Err(Error::InvalidSpec(format!(
-                "--freedom {} is larger than --ports {}: an input cannot have more \
+                "{} {} is larger than {} {}: an input cannot have more \
                  candidate outputs than there are outputs",
-                params.freedom, params.ports
+                name(Param::Freedom),
+                params.freedom,
+                name(Param::Ports),
+                params.ports
             )));
         }
         Ok(())
@@ -429,90 +518,90 @@ macro_rules! with_block {
         let params: &BlockParams = $params;
         match ($kind, params.flit_width) {
             (BlockKind::Crossbar, 8) => {
-                let $b = Crossbar::<8>::new(params.ports);
+                let $b = Crossbar::<8>::new(params.ports)?;
                 $body
             }
             (BlockKind::Crossbar, 16) => {
-                let $b = Crossbar::<16>::new(params.ports);
+                let $b = Crossbar::<16>::new(params.ports)?;
                 $body
             }
             (BlockKind::Crossbar, 32) => {
-                let $b = Crossbar::<32>::new(params.ports);
+                let $b = Crossbar::<32>::new(params.ports)?;
                 $body
             }
             (BlockKind::Crossbar, _) => {
-                let $b = Crossbar::<64>::new(params.ports);
+                let $b = Crossbar::<64>::new(params.ports)?;
                 $body
             }
             (BlockKind::FlowControlUnit, 8) => {
-                let $b = FlowControlUnit::<8>::new(params.depth, params.on_off)
+                let $b = FlowControlUnit::<8>::new(params.depth, params.on_off)?
                     .stored_in(params.buffers);
                 $body
             }
             (BlockKind::FlowControlUnit, 16) => {
-                let $b = FlowControlUnit::<16>::new(params.depth, params.on_off)
+                let $b = FlowControlUnit::<16>::new(params.depth, params.on_off)?
                     .stored_in(params.buffers);
                 $body
             }
             (BlockKind::FlowControlUnit, 32) => {
-                let $b = FlowControlUnit::<32>::new(params.depth, params.on_off)
+                let $b = FlowControlUnit::<32>::new(params.depth, params.on_off)?
                     .stored_in(params.buffers);
                 $body
             }
             (BlockKind::RoutingArbiter, _) => {
-                let $b = RoutingArbiter::new(params.ports, params.freedom, params.selection);
+                let $b = RoutingArbiter::new(params.ports, params.freedom, params.selection)?;
                 $body
             }
             (BlockKind::HeaderSelector, 8) => {
-                let $b = HeaderSelector::<8>::new(params.freedom);
+                let $b = HeaderSelector::<8>::new(params.freedom)?;
                 $body
             }
             (BlockKind::HeaderSelector, 16) => {
-                let $b = HeaderSelector::<16>::new(params.freedom);
+                let $b = HeaderSelector::<16>::new(params.freedom)?;
                 $body
             }
             (BlockKind::HeaderSelector, 32) => {
-                let $b = HeaderSelector::<32>::new(params.freedom);
+                let $b = HeaderSelector::<32>::new(params.freedom)?;
                 $body
             }
             (BlockKind::HeaderSelector, _) => {
-                let $b = HeaderSelector::<64>::new(params.freedom);
+                let $b = HeaderSelector::<64>::new(params.freedom)?;
                 $body
             }
             (BlockKind::VcController, 8) => {
                 let $b =
-                    VcController::<8>::with_flow_control(params.vcs, params.depth, params.on_off);
+                    VcController::<8>::with_flow_control(params.vcs, params.depth, params.on_off)?;
                 $body
             }
             (BlockKind::VcController, 16) => {
                 let $b =
-                    VcController::<16>::with_flow_control(params.vcs, params.depth, params.on_off);
+                    VcController::<16>::with_flow_control(params.vcs, params.depth, params.on_off)?;
                 $body
             }
             (BlockKind::VcController, 32) => {
                 let $b =
-                    VcController::<32>::with_flow_control(params.vcs, params.depth, params.on_off);
+                    VcController::<32>::with_flow_control(params.vcs, params.depth, params.on_off)?;
                 $body
             }
             (BlockKind::VcController, _) => {
                 let $b =
-                    VcController::<64>::with_flow_control(params.vcs, params.depth, params.on_off);
+                    VcController::<64>::with_flow_control(params.vcs, params.depth, params.on_off)?;
                 $body
             }
             (BlockKind::AddressDecoder, 8) => {
-                let $b = AddressDecoder::<8>::dimension_order(params.dims, params.addressing);
+                let $b = AddressDecoder::<8>::dimension_order(params.dims, params.addressing)?;
                 $body
             }
             (BlockKind::AddressDecoder, 16) => {
-                let $b = AddressDecoder::<16>::dimension_order(params.dims, params.addressing);
+                let $b = AddressDecoder::<16>::dimension_order(params.dims, params.addressing)?;
                 $body
             }
             (BlockKind::AddressDecoder, 32) => {
-                let $b = AddressDecoder::<32>::dimension_order(params.dims, params.addressing);
+                let $b = AddressDecoder::<32>::dimension_order(params.dims, params.addressing)?;
                 $body
             }
             (BlockKind::AddressDecoder, _) => {
-                let $b = AddressDecoder::<64>::dimension_order(params.dims, params.addressing);
+                let $b = AddressDecoder::<64>::dimension_order(params.dims, params.addressing)?;
                 $body
             }
             (BlockKind::EconomicalStorageTable, 8) => {
@@ -521,7 +610,7 @@ macro_rules! with_block {
                     &es_table::entries_from_masks(&address_decoder::dimension_order_table(
                         params.dims,
                     )),
-                );
+                )?;
                 $body
             }
             (BlockKind::EconomicalStorageTable, 16) => {
@@ -530,7 +619,7 @@ macro_rules! with_block {
                     &es_table::entries_from_masks(&address_decoder::dimension_order_table(
                         params.dims,
                     )),
-                );
+                )?;
                 $body
             }
             (BlockKind::EconomicalStorageTable, 32) => {
@@ -539,7 +628,7 @@ macro_rules! with_block {
                     &es_table::entries_from_masks(&address_decoder::dimension_order_table(
                         params.dims,
                     )),
-                );
+                )?;
                 $body
             }
             (BlockKind::EconomicalStorageTable, _) => {
@@ -548,27 +637,27 @@ macro_rules! with_block {
                     &es_table::entries_from_masks(&address_decoder::dimension_order_table(
                         params.dims,
                     )),
-                );
+                )?;
                 $body
             }
             (BlockKind::LookaheadMux, 8) => {
-                let $b = LookaheadMux::<8>::new(params.ports, params.freedom);
+                let $b = LookaheadMux::<8>::new(params.ports, params.freedom)?;
                 $body
             }
             (BlockKind::LookaheadMux, 16) => {
-                let $b = LookaheadMux::<16>::new(params.ports, params.freedom);
+                let $b = LookaheadMux::<16>::new(params.ports, params.freedom)?;
                 $body
             }
             (BlockKind::LookaheadMux, 32) => {
-                let $b = LookaheadMux::<32>::new(params.ports, params.freedom);
+                let $b = LookaheadMux::<32>::new(params.ports, params.freedom)?;
                 $body
             }
             (BlockKind::LookaheadMux, _) => {
-                let $b = LookaheadMux::<64>::new(params.ports, params.freedom);
+                let $b = LookaheadMux::<64>::new(params.ports, params.freedom)?;
                 $body
             }
             (BlockKind::FlowControlUnit, _) => {
-                let $b = FlowControlUnit::<64>::new(params.depth, params.on_off)
+                let $b = FlowControlUnit::<64>::new(params.depth, params.on_off)?
                     .stored_in(params.buffers);
                 $body
             }

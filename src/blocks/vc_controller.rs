@@ -41,21 +41,38 @@ use crate::spec::ON_OFF_ROUND_TRIP;
 pub const VC_BITS: usize = 4;
 type VcId = Bits<VC_BITS>;
 
+/// V virtual channels of W-bit flits multiplexed onto one physical
+/// channel (module documentation; Chien §3).
 #[derive(LogicBlock)]
 pub struct VcController<const W: usize> {
+    /// Clock.
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
     pub rst: Signal<In, Bit>,
+    /// `in_data[v]`: a flit for VC v (W bits).
     pub in_data: Vec<Signal<In, Bits<W>>>,
+    /// `in_valid[v]`: a flit arrives for VC v.
     pub in_valid: Vec<Signal<In, Bit>>,
+    /// `in_head[v]`: it is a head flit.
     pub in_head: Vec<Signal<In, Bit>>,
+    /// `in_tail[v]`: it is a tail flit.
     pub in_tail: Vec<Signal<In, Bit>>,
+    /// `credit_in[v]`: a credit (or, on/off, the level) for VC v from
+    /// downstream.
     pub credit_in: Vec<Signal<In, Bit>>,
+    /// `credit_out[v]`: VC v's buffer freed a slot (or, on/off, its level).
     pub credit_out: Vec<Signal<Out, Bit>>,
+    /// `overflow[v]`: a flit for VC v was refused, its buffer full.
     pub overflow: Vec<Signal<Out, Bit>>,
+    /// The flit on the physical channel this cycle (W bits).
     pub phys_data: Signal<Out, Bits<W>>,
+    /// The physical channel carries a flit.
     pub phys_valid: Signal<Out, Bit>,
+    /// It is a head flit.
     pub phys_head: Signal<Out, Bit>,
+    /// It is a tail flit.
     pub phys_tail: Signal<Out, Bit>,
+    /// Its VC number.
     pub phys_vc: Signal<Out, VcId>,
     vc: Vec<FlowControlUnit<W>>,
     /// On/off: per VC the downstream level of the cycle before (none with
@@ -78,18 +95,59 @@ pub struct VcController<const W: usize> {
 }
 
 impl<const W: usize> VcController<W> {
-    /// `vcs` virtual channels (1 to 16) with `depth`-flit buffers each.
-    pub fn new(vcs: usize, depth: usize) -> Self {
+    /// `vcs` virtual channels (1 to 16) with `depth`-flit buffers each (1
+    /// to [`MAX_DEPTH`](super::flow_control::MAX_DEPTH)), credit flow
+    /// control.
+    pub fn new(vcs: usize, depth: usize) -> crate::Result<Self> {
         Self::with_flow_control(vcs, depth, false)
     }
 
-    /// The same with on/off flow control (module doc; `depth` >= 2).
-    pub fn on_off(vcs: usize, depth: usize) -> Self {
+    /// The same with on/off flow control (module doc; `depth` at least
+    /// [`ON_OFF_ROUND_TRIP`]).
+    pub fn on_off(vcs: usize, depth: usize) -> crate::Result<Self> {
         Self::with_flow_control(vcs, depth, true)
     }
 
     /// [`VcController::on_off`] when `on_off`, else [`VcController::new`].
-    pub fn with_flow_control(vcs: usize, depth: usize, on_off: bool) -> Self {
+    pub fn with_flow_control(vcs: usize, depth: usize, on_off: bool) -> crate::Result<Self> {
+        let name = "VC controller";
+        super::check_width::<W>(name)?;
+        super::check_size(
+            name,
+            "VC count V",
+            vcs,
+            (1, 1 << VC_BITS),
+            "a VC number is VC_BITS = 4 bits wide",
+        )?;
+        let lowest = if on_off {
+            ON_OFF_ROUND_TRIP as usize
+        } else {
+            1
+        };
+        let why = if on_off {
+            "with on/off flow control a level is high while 2 slots are free, \
+             for senders that obey it a cycle late; the counters hold at most 16"
+        } else {
+            "the occupancy and credit counters hold at most 16"
+        };
+        super::check_size(
+            name,
+            "buffer depth D (flits)",
+            depth,
+            (lowest, super::flow_control::MAX_DEPTH),
+            why,
+        )?;
+        Ok(Self::with_flow_control_unchecked(vcs, depth, on_off))
+    }
+
+    /// [`VcController::new`] for callers whose sizes are validated.
+    pub(crate) fn new_unchecked(vcs: usize, depth: usize) -> Self {
+        Self::with_flow_control_unchecked(vcs, depth, false)
+    }
+
+    /// [`VcController::with_flow_control`] for callers whose sizes are
+    /// validated (out of range sizes are clamped).
+    pub(crate) fn with_flow_control_unchecked(vcs: usize, depth: usize, on_off: bool) -> Self {
         let v = vcs.clamp(1, 1 << VC_BITS);
         let lv = if on_off { v } else { 0 };
         let id = |k: usize| Constant::new(VcId::from(k as u64));
@@ -111,9 +169,9 @@ impl<const W: usize> VcController<W> {
             vc: (0..v)
                 .map(|_| {
                     if on_off {
-                        FlowControlUnit::on_off(depth, ON_OFF_ROUND_TRIP as usize)
+                        FlowControlUnit::on_off_unchecked(depth, ON_OFF_ROUND_TRIP as usize)
                     } else {
-                        FlowControlUnit::new(depth, false)
+                        FlowControlUnit::new_unchecked(depth, false)
                     }
                 })
                 .collect(),
@@ -334,7 +392,7 @@ mod tests {
             (3, 3, true),
             (4, 4, true),
         ] {
-            let mut x = VcController::<16>::with_flow_control(v, d, on_off);
+            let mut x = VcController::<16>::with_flow_control(v, d, on_off).unwrap();
             prepare(&mut x);
             let stim = random_stimulus(&x, "clock", 3000, 40 + v as u64);
             let got = run_model(&mut x, &stim);
@@ -352,8 +410,8 @@ mod tests {
     /// Credit mode's Verilog names no on/off register.
     #[test]
     fn credit_mode_verilog_has_no_level_registers() {
-        let credit = crate::blocks::emit(VcController::<16>::new(3, 2));
-        let on_off = crate::blocks::emit(VcController::<16>::on_off(3, 2));
+        let credit = crate::blocks::emit(VcController::<16>::new(3, 2).unwrap());
+        let on_off = crate::blocks::emit(VcController::<16>::on_off(3, 2).unwrap());
         assert!(!credit.contains("level"), "credit mode");
         assert!(on_off.contains("level$0"), "on/off mode");
     }
@@ -361,7 +419,7 @@ mod tests {
     #[test]
     fn vcs_share_the_channel_in_turn_and_packets_stay_whole_per_vc() {
         let (v, d) = (3, 8);
-        let mut x = VcController::<16>::new(v, d);
+        let mut x = VcController::<16>::new(v, d).unwrap();
         prepare(&mut x);
         // Each VC gets two 3-flit packets back to back; data = vc*16 + seq.
         let mut stim = Vec::new();
@@ -419,7 +477,7 @@ mod tests {
     #[test]
     fn reset_in_the_middle_of_a_packet_empties_every_vc() {
         let v = 2;
-        let mut x = VcController::<8>::new(v, 2);
+        let mut x = VcController::<8>::new(v, 2).unwrap();
         prepare(&mut x);
         let mut rows = vec![vec![0u64; 1 + 5 * v]; 4];
         rows[0][0] = 1;

@@ -36,7 +36,7 @@ pub fn run(args: &BlockArgs) -> Result<Outcome> {
         selection: args.path_selection.unwrap_or(PathSelection::StaticXy),
         addressing: args.addressing.unwrap_or(Addressing::Relative),
     };
-    kind.check(&params)?;
+    kind.check_named(&params, &|p| p.flag().to_string())?;
     if args.out.is_none() && !args.measure && !args.sweep {
         return Err(Error::InvalidSpec(format!(
             "routergen block {} needs something to do: -o DIR to write DIR/{}.v, \

@@ -13,25 +13,25 @@ pub const CHIEN_0_8UM: &str = include_str!("../../generators/tech/chien-0.8um.to
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DelayConstants {
-    /// Crossbar: T_CB = c0 + c1 log2 P.
+    /// Crossbar delay c0 + c1 log2 P: the constant part.
     pub c0: f64,
-    /// Crossbar, per doubling of P.
+    /// Crossbar: the part per log2 P.
     pub c1: f64,
-    /// Flow-control unit: T_FC = c2.
+    /// Flow-control unit delay (constant).
     pub c2: f64,
-    /// Address decoder: T_AD = c3.
+    /// Address decoder delay (constant).
     pub c3: f64,
-    /// Routing arbiter: T_ARB = c4 + c5 log2 F.
+    /// Routing decision (arbiter) delay c4 + c5 log2 F: the constant part.
     pub c4: f64,
-    /// Routing arbiter, per doubling of F.
+    /// Routing decision: the part per log2 F.
     pub c5: f64,
-    /// Header selector: T_SEL = c6 + c7 log2 F.
+    /// Header selection delay c6 + c7 log2 F: the constant part.
     pub c6: f64,
-    /// Header selector, per doubling of F.
+    /// Header selection: the part per log2 F.
     pub c7: f64,
-    /// VC controller: T_VC = c8 + c9 log2 V.
+    /// Virtual-channel controller delay c8 + c9 log2 V: the constant part.
     pub c8: f64,
-    /// VC controller, per doubling of V.
+    /// Virtual-channel controller: the part per log2 V.
     pub c9: f64,
 }
 
@@ -39,29 +39,30 @@ pub struct DelayConstants {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GateConstants {
-    /// Crossbar gates per P^2.
+    /// Crossbar gates per P^2 (29 in Figure 4).
     pub crossbar_per_port_squared: f64,
-    /// Gates of a flow-control unit.
+    /// Gates of one flow-control unit (320).
     pub flow_control_unit: f64,
-    /// Gates of an address decoder.
+    /// Gates of one address decoder (100).
     pub address_decoder: f64,
-    /// Routing-decision gates per F^2.
+    /// Routing-decision gates per F^2 (17).
     pub routing_decision_per_freedom_squared: f64,
-    /// VC-controller gates per virtual channel.
+    /// Virtual-channel controller gates per V (126).
     pub vc_controller_per_vc: f64,
-    /// Header-selector gates per F.
+    /// Header-selector gates per F (Figure 4 gives none: 0).
     pub header_selector_per_freedom: f64,
 }
 
+/// A technology for Chien's model: its name and the constants of
+/// Figures 3 and 4 (one TOML file, `generators/tech/`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-/// A technology: a name and the constants of Figures 3 and 4.
 pub struct Technology {
-    /// The technology's name in reports.
+    /// The technology's name, as reports print it.
     pub name: String,
-    /// Module delays.
+    /// Figure 3: module delay constants, in nanoseconds.
     pub delay_ns: DelayConstants,
-    /// Module gate counts.
+    /// Figure 4: gate-count constants (16-bit flits).
     pub gates: GateConstants,
 }
 
@@ -72,14 +73,15 @@ impl Technology {
             .expect("the shipped technology file parses")
     }
 
-    /// Parses and checks a technology file's text; `path` is only used in messages.
+    /// The technology in TOML `text` (read from `path`, which errors
+    /// name): every constant present, finite and at least 0.
     pub fn parse(text: &str, path: &Path) -> Result<Self> {
         let tech: Technology = toml::from_str(text).map_err(|e| Error::toml(path, text, &e))?;
         tech.check(path)?;
         Ok(tech)
     }
 
-    /// Reads, parses and checks a technology file.
+    /// The technology in the TOML file at `path` ([`Technology::parse`]).
     pub fn from_file(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
             path: path.to_path_buf(),

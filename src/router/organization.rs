@@ -150,9 +150,9 @@ impl<const W: usize> StandIns<W> {
     /// The stand-ins.
     pub(super) fn new() -> Self {
         StandIns {
-            valloc: RoutingArbiter::new(2, 1, PathSelection::StaticXy),
-            salloc: RoutingArbiter::new(2, 1, PathSelection::StaticXy),
-            xbar: Crossbar::per_flit(1),
+            valloc: RoutingArbiter::new_unchecked(2, 1, PathSelection::StaticXy),
+            salloc: RoutingArbiter::new_unchecked(2, 1, PathSelection::StaticXy),
+            xbar: Crossbar::per_flit_unchecked(1),
         }
     }
 

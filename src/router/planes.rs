@@ -229,7 +229,11 @@ impl<const W: usize> PlaneSlices<W> {
             slices,
             vcc: (0..vccs)
                 .map(|_| {
-                    VcController::with_flow_control(v, d, spec.flow_control == FlowControl::OnOff)
+                    VcController::with_flow_control_unchecked(
+                        v,
+                        d,
+                        spec.flow_control == FlowControl::OnOff,
+                    )
                 })
                 .collect(),
             wiring: Wiring { owner, vcc_at },

@@ -158,7 +158,7 @@ impl<const W: usize> VcPorts<W> {
         Ok(VcPorts {
             standins: StandIns::new(),
             slices: vec![core],
-            vcc: (0..p).map(|_| VcController::new(v, d)).collect(),
+            vcc: (0..p).map(|_| VcController::new_unchecked(v, d)).collect(),
             p,
             v,
         })

@@ -28,12 +28,17 @@ pub const DIMS: [u32; 2] = [2, 3];
 /// One algorithm at one n.
 #[derive(Debug, Clone, Serialize)]
 pub struct Case {
+    /// The routing algorithm.
     pub algorithm: Algorithm,
+    /// The topology.
     pub topology: Topology,
+    /// Dimensions n.
     pub dims: u32,
+    /// Virtual channels per physical channel.
     pub vcs: u32,
     /// The configuration's name, or why it was not built.
     pub name: Option<String>,
+    /// Chien's cost and speed model of the router.
     pub chien: CostReport,
     /// Generic synthesis of the RTL, if the router supports the case.
     pub gates: Option<SynthReport>,

@@ -12,10 +12,12 @@ use crate::model::Module;
 /// Cell counts of every module of a synthesized design.
 #[derive(Debug, Clone, Default)]
 pub struct Hierarchy {
+    /// Each module's own cells, by module name.
     pub modules: BTreeMap<String, CellCounts>,
 }
 
 impl Hierarchy {
+    /// The hierarchy of `modules` (each module's own cells).
     pub fn new(modules: BTreeMap<String, CellCounts>) -> Self {
         Hierarchy { modules }
     }
@@ -98,7 +100,9 @@ impl Hierarchy {
 pub struct BlockUse {
     /// The instance name without the parent's prefix and index (`fcu`).
     pub block: String,
+    /// Instances of the block.
     pub instances: u64,
+    /// Their cells together, children included.
     pub cells: CellCounts,
 }
 
@@ -122,7 +126,9 @@ pub fn block_stem(parent: &str, child: &str) -> String {
 /// (Figure 1) where the block is one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct BlockInfo {
+    /// What the block is, in words.
     pub title: &'static str,
+    /// Chien's module (Figure 1), if the block is one.
     pub chien: Option<Module>,
 }
 

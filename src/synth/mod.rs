@@ -51,6 +51,7 @@ pub enum Target {
 }
 
 impl Target {
+    /// The target's name, as `--target` takes it.
     pub fn name(self) -> &'static str {
         match self {
             Target::Generic => "generic",
@@ -139,9 +140,13 @@ pub struct Resources {
     pub gates: u64,
     /// Inverters (generic target; not in `gates`).
     pub inverters: u64,
+    /// Four-input LUTs (FPGA targets).
     pub luts: u64,
+    /// Flip-flops.
     pub flip_flops: u64,
+    /// Carry cells (FPGA targets).
     pub carries: u64,
+    /// Block RAMs (FPGA targets).
     pub rams: u64,
 }
 
@@ -165,18 +170,24 @@ pub struct BlockRow {
     pub block: String,
     /// What it is.
     pub title: String,
+    /// Instances of the block in the router.
     pub instances: u64,
+    /// Their resources together.
     pub resources: Resources,
 }
 
 /// What `routergen synth` measured.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SynthReport {
+    /// The configuration's name (the router's top module).
     pub name: String,
+    /// The synthesis target.
     pub target: Target,
+    /// The FPGA part, or `generic`.
     pub part: String,
     /// The clock nextpnr aimed at (FPGA targets).
     pub clock_mhz: Option<f64>,
+    /// The scan-chain wrapper that keeps the router's ports.
     pub wrapper: Wrapper,
     /// The whole wrapped design, flattened synthesis.
     pub total: Resources,
@@ -375,6 +386,7 @@ fn pct(used: u64, avail: u64) -> f64 {
 }
 
 impl SynthReport {
+    /// The report as pretty JSON, with a final newline.
     pub fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).expect("reports serialize");
         s.push('\n');

@@ -14,8 +14,11 @@ const TEMPLATE: &str = include_str!("../../templates/synth/scan_wrapper.v.tera")
 /// One port of a module header.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PortDecl {
+    /// The port's name.
     pub name: String,
+    /// Its width in bits.
     pub width: u32,
+    /// Whether it is an input.
     pub input: bool,
 }
 
@@ -90,6 +93,7 @@ struct Slice {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Wrapper {
     #[serde(skip)]
+    /// The wrapper module's Verilog.
     pub verilog: String,
     /// Router input bits driven from the input chain (all inputs but clk and rst).
     pub input_bits: u32,

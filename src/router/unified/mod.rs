@@ -164,8 +164,8 @@ impl<const W: usize> Unified<W> {
         let next_rows = la.as_ref().map_or(Vec::new(), |la| la.next.clone());
         let links = table.crossbar_links();
         let decoder = || match &es {
-            None => AddressDecoder::new(table.shape.clone(), &table.rows),
-            Some(t) => AddressDecoder::new(
+            None => AddressDecoder::new_unchecked(table.shape.clone(), &table.rows),
+            Some(t) => AddressDecoder::new_unchecked(
                 DecoderShape {
                     ports: entries,
                     vcs: 1,
@@ -176,7 +176,7 @@ impl<const W: usize> Unified<W> {
         };
         let ladec = match field_shape {
             Some(shape) => (0..nla)
-                .map(|_| AddressDecoder::new(shape.clone(), &next_rows))
+                .map(|_| AddressDecoder::new_unchecked(shape.clone(), &next_rows))
                 .collect(),
             None => Vec::new(),
         };
@@ -188,9 +188,9 @@ impl<const W: usize> Unified<W> {
                 .into_iter()
                 .map(|buffered| {
                     let unit = if onoff {
-                        FlowControlUnit::on_off(d, ON_OFF_SLACK)
+                        FlowControlUnit::on_off_unchecked(d, ON_OFF_SLACK)
                     } else {
-                        FlowControlUnit::new(d, false)
+                        FlowControlUnit::new_unchecked(d, false)
                     }
                     .stored_in(spec.buffers)
                     // The decoders read the address and look-ahead fields.
@@ -214,12 +214,12 @@ impl<const W: usize> Unified<W> {
                 .collect(),
             ladec,
             lamux: (0..if la.is_some() { p } else { 0 })
-                .map(|_| LookaheadMux::new(fb, p))
+                .map(|_| LookaheadMux::new_unchecked(fb, p))
                 .collect(),
             rla: dffs(if la.is_some() { pv } else { 0 }),
-            valloc: RoutingArbiter::new(p, p, spec.path_selection),
-            salloc: RoutingArbiter::new(p, 1, PathSelection::StaticXy),
-            xbar: Crossbar::per_flit_linking(p, &links),
+            valloc: RoutingArbiter::new_unchecked(p, p, spec.path_selection),
+            salloc: RoutingArbiter::new_unchecked(p, 1, PathSelection::StaticXy),
+            xbar: Crossbar::per_flit_linking_unchecked(p, &links),
             routed: dffs(pv),
             rport: dffs(pv),
             rvc: dffs(pv),
