@@ -7,7 +7,7 @@ CARGO ?= cargo
 # cargo-nextest when present (clearer report, parallel per test), else cargo test.
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 
-.PHONY: test tools check-style router matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot
+.PHONY: test tools check-style router gen-time matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot
 
 test: tools check-style
 ifeq ($(NEXTEST),yes)
@@ -25,6 +25,11 @@ check-style:
 
 router:
 	$(CARGO) build --release
+
+# Wall time of `routergen -o DIR` for the largest networks routergen builds
+# (docs/performance.md, "Generation time").
+gen-time: router
+	bash testbench/generation-time.sh
 
 matrix:
 	MATRIX_ONLY="$(ONLY)" $(CARGO) test --test outdir matrix_lint_sim_synth -- --ignored --nocapture

@@ -133,7 +133,7 @@ pub fn arrival_inputs(rel: &Relation, node: NodeId) -> Vec<Input> {
 pub fn coord_bits(topology: Topology, radix: u32) -> u32 {
     match topology {
         Topology::Hypercube => 1,
-        _ => bits_for(radix - 1),
+        _ => bits_for(radix.saturating_sub(1)),
     }
 }
 
@@ -193,9 +193,9 @@ impl HeadFormat {
     pub fn field_bits(&self) -> u32 {
         match (self.topology, self.addressing) {
             (Topology::Hypercube, _) => 1,
-            (Topology::Mesh, Addressing::Relative) => 1 + bits_for(self.radix - 1),
+            (Topology::Mesh, Addressing::Relative) => 1 + bits_for(self.radix.saturating_sub(1)),
             (Topology::Torus, Addressing::Relative) => 1 + bits_for(self.radix / 2),
-            (_, Addressing::Absolute) => bits_for(self.radix - 1),
+            (_, Addressing::Absolute) => bits_for(self.radix.saturating_sub(1)),
         }
     }
 

@@ -62,7 +62,7 @@ use rust_hdl::prelude::*;
 
 use super::cosim::InputSignal;
 use super::{signals, HwBlock};
-use crate::spec::{bits_for, Addressing, Topology};
+use crate::spec::{Addressing, Topology};
 
 /// Bits of one dimension's address field of the block-level decoder that
 /// `routergen block address-decoder` emits (a mesh of radix 8).
@@ -180,18 +180,11 @@ impl DecoderShape {
         vcs: usize,
         node_key: bool,
     ) -> Self {
-        let coord_bits = match topology {
-            Topology::Hypercube => 1,
-            _ => bits_for(radix.saturating_sub(1)) as usize,
-        };
-        let field_bits = match (topology, addressing) {
-            (Topology::Hypercube, _) => 1,
-            (Topology::Mesh, Addressing::Relative) => {
-                1 + bits_for(radix.saturating_sub(1)) as usize
-            }
-            (Topology::Torus, Addressing::Relative) => 1 + bits_for(radix / 2) as usize,
-            (_, Addressing::Absolute) => coord_bits,
-        };
+        // The widths of docs/interface.md, stated once in crate::interface.
+        let coord_bits = crate::interface::coord_bits(topology, radix) as usize;
+        let field_bits =
+            crate::interface::HeadFormat::new(topology, dims as u32, radix, addressing)
+                .field_bits() as usize;
         let ports = match topology {
             Topology::Hypercube => dims + 1,
             _ => 2 * dims + 1,

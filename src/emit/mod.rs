@@ -302,15 +302,15 @@ mod tests {
                 ),
                 None,
             ),
-            // 16 nodes, 8 header bits of 8: every packet shares tag 0.
+            // 4096 nodes, 16 header bits of 16: every packet shares tag 0.
             (
                 spec(
                     Algorithm::NegativeFirst,
                     Topology::Mesh,
                     4,
                     SpecInput {
-                        radix: Some(2),
-                        flit_width: Some(8),
+                        radix: Some(8),
+                        flit_width: Some(16),
                         ..SpecInput::default()
                     },
                 ),

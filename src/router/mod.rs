@@ -503,11 +503,7 @@ pub fn verilog(spec: &RouterSpec) -> Result<String> {
 
 /// `max(1, ceil(log2 V))`, the width of the `*_vc` ports.
 pub fn vc_bits(vcs: u32) -> u32 {
-    let mut b = 1;
-    while (1u32 << b) < vcs {
-        b += 1;
-    }
-    b
+    crate::interface::vc_bits(vcs)
 }
 
 /// Whether the top module of `spec` has a `node_id` input, and its width
@@ -562,7 +558,7 @@ pub fn top_verilog_of(spec: &RouterSpec, table: &CompiledTable) -> Result<String
     ctx.insert("class_pad", &(CLASS_BITS as u32 - class_bits));
     ctx.insert("class_inner", &CLASS_BITS);
     tera::Tera::one_off(TOP_TEMPLATE, &ctx, false)
-        .map_err(|e| Error::InvalidSpec(format!("router top template: {e}")))
+        .map_err(|e| Error::template("router top", &e))
 }
 
 #[cfg(test)]
