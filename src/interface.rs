@@ -289,6 +289,27 @@ impl HeadFormat {
     }
 }
 
+/// The economical-storage table's entry (LAPSES §5.2.1; `cfg_addr` in
+/// docs/interface.md) for the per-dimension digits `s_d`, dimension 0
+/// first: 0 when the destination's coordinate equals the router's, 1 when
+/// it is greater, 2 when it is smaller; the entry is `sum_d s_d 3^d`.
+pub fn es_entry(digits: impl DoubleEndedIterator<Item = u8>) -> usize {
+    digits.rev().fold(0, |acc, s| acc * 3 + usize::from(s))
+}
+
+/// The digits `s_d` of economical-storage entry `entry` in `n`
+/// dimensions, dimension 0 first (the inverse of [`es_entry`]).
+pub fn es_digits(entry: usize, n: usize) -> Vec<u8> {
+    let mut e = entry;
+    (0..n)
+        .map(|_| {
+            let s = (e % 3) as u8;
+            e /= 3;
+            s
+        })
+        .collect()
+}
+
 /// A port of a Verilog module: name, whether it is an input, width.
 pub type ModulePort = (String, bool, u32);
 
@@ -441,6 +462,17 @@ mod tests {
             node_id(&net, coord_bits(Topology::Mesh, 5), node),
             0b011_001_100
         );
+    }
+
+    // docs/interface.md: entry = sum_d s_d 3^d; (+,-) in 2-D is 1 + 2*3.
+    #[test]
+    fn economical_entries_are_base_three_digits() {
+        assert_eq!(es_entry([1u8, 2].into_iter()), 7);
+        assert_eq!(es_digits(7, 2), vec![1, 2]);
+        assert_eq!(es_digits(7, 3), vec![1, 2, 0]);
+        for e in 0..81 {
+            assert_eq!(es_entry(es_digits(e, 4).into_iter()), e);
+        }
     }
 
     #[test]

@@ -86,30 +86,38 @@ pub enum Sign {
     Minus,
 }
 
-/// The table entry of a sign vector: sum_d s_d 3^d (Zero 0, Plus 1, Minus 2).
-pub fn sign_index(signs: &[Sign]) -> usize {
-    signs.iter().rev().fold(0, |acc, s| {
-        acc * 3
-            + match s {
-                Sign::Zero => 0,
-                Sign::Plus => 1,
-                Sign::Minus => 2,
-            }
-    })
+impl Sign {
+    /// The economical-storage digit of the sign (docs/interface.md): Zero
+    /// 0, Plus 1, Minus 2.
+    pub fn digit(self) -> u8 {
+        match self {
+            Sign::Zero => 0,
+            Sign::Plus => 1,
+            Sign::Minus => 2,
+        }
+    }
+
+    /// The sign of an economical-storage digit (inverse of [`Sign::digit`]).
+    pub fn of_digit(digit: u8) -> Sign {
+        match digit {
+            0 => Sign::Zero,
+            1 => Sign::Plus,
+            _ => Sign::Minus,
+        }
+    }
 }
 
-/// The sign vector of table entry `e` for `n` dimensions.
-pub fn signs_of(mut e: usize, n: usize) -> Vec<Sign> {
-    (0..n)
-        .map(|_| {
-            let s = match e % 3 {
-                0 => Sign::Zero,
-                1 => Sign::Plus,
-                _ => Sign::Minus,
-            };
-            e /= 3;
-            s
-        })
+/// The table entry of a sign vector ([`crate::interface::es_entry`]).
+pub fn sign_index(signs: &[Sign]) -> usize {
+    crate::interface::es_entry(signs.iter().map(|s| s.digit()))
+}
+
+/// The sign vector of table entry `e` for `n` dimensions
+/// ([`crate::interface::es_digits`]).
+pub fn signs_of(e: usize, n: usize) -> Vec<Sign> {
+    crate::interface::es_digits(e, n)
+        .into_iter()
+        .map(Sign::of_digit)
         .collect()
 }
 
