@@ -19,7 +19,7 @@ pub struct UnknownName {
     pub allowed: String,
 }
 
-/// Implemented by every named enum through [`named_enum!`].
+/// Implemented by every named enum through the crate-private `named_enum!` macro.
 pub trait Named: Sized + Copy + 'static {
     /// What the setting is called in messages ("algorithm", "topology", ...).
     const WHAT: &'static str;
