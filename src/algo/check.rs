@@ -40,6 +40,7 @@ pub struct ChannelIndex {
 }
 
 impl ChannelIndex {
+    /// The index of `net` with `vcs` virtual channels per physical channel.
     pub fn new(net: Network, vcs: u8) -> ChannelIndex {
         ChannelIndex {
             net,
@@ -54,14 +55,17 @@ impl ChannelIndex {
         self.net.nodes() as usize * self.ports * self.vcs
     }
 
+    /// Whether the index space is empty (never for a network with a link).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// The dense id of channel `c`.
     pub fn id(&self, c: Channel) -> usize {
         (c.node as usize * self.ports + self.net.port_index(c.port)) * self.vcs + c.vc as usize
     }
 
+    /// The channel with dense id `id`, the inverse of [`ChannelIndex::id`].
     pub fn channel(&self, id: usize) -> Channel {
         let vc = (id % self.vcs) as u8;
         let p = (id / self.vcs) % self.ports;
@@ -101,20 +105,29 @@ pub fn cycle_text(net: &Network, cycle: &[Channel]) -> String {
 /// One directed graph's summary: size and, if it has one, a cycle.
 #[derive(Debug, Clone)]
 pub struct GraphResult {
+    /// Vertices: channels.
     pub vertices: usize,
+    /// Arcs: channel dependencies.
     pub arcs: usize,
+    /// A dependency cycle, if the graph has one.
     pub cycle: Option<Vec<Channel>>,
 }
 
 /// What the checker found.
 #[derive(Debug, Clone)]
 pub struct Report {
+    /// The network checked.
     pub net: Network,
+    /// The relation's name ([`Relation::name`]).
     pub relation: String,
+    /// Virtual channels per physical channel.
     pub vcs: u8,
+    /// Virtual channels per physical channel the relation's classes need
+    /// ([`Relation::classes_needed`]).
     pub classes_needed: usize,
     /// One path per source and destination (dimension order).
     pub deterministic: bool,
+    /// Channels on existing physical links, every VC counted.
     pub channels: usize,
     /// The first illegal hop (absent link, VC out of range), if any.
     pub invalid: Option<String>,
@@ -122,16 +135,24 @@ pub struct Report {
     pub connected: Result<usize, String>,
     /// `None` when the relation does not claim minimality.
     pub minimal: Option<Result<(), String>>,
+    /// The channel dependency graph (survey §4.2, Definition 8).
     pub cdg: GraphResult,
     /// Present for relations with an escape sub-function.
     pub escape: Option<EscapeResult>,
+    /// Routing-table sizes (LAPSES §5), when asked for.
     pub tables: Option<tables::Sizes>,
+    /// The conclusion drawn from the findings above.
     pub verdict: Verdict,
 }
 
 #[derive(Debug, Clone)]
+/// What the checker found about the escape sub-function R_1 (Duato,
+/// survey §4.2 Theorem 2).
 pub struct EscapeResult {
+    /// Channels offered as escape hops (C_1).
     pub channels: usize,
+    /// `Err` names the first state with no escape hop, or where escape hops
+    /// do not lead closer to the destination.
     pub connected: Result<(), String>,
     /// `Err` when the extended graph could not be built (messages can
     /// revisit a non-escape channel).
@@ -139,12 +160,16 @@ pub struct EscapeResult {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The checker's conclusion, the first failure in the order listed.
 pub enum Verdict {
     /// Deadlock-free (acyclic dependency graph, or Duato's condition),
     /// connected, and minimal where claimed.
     Proved,
+    /// The relation offers a hop on a link or VC that does not exist.
     Invalid,
+    /// Some source cannot reach some destination.
     NotConnected,
+    /// A hop does not reduce the distance, though the relation claims minimality.
     NotMinimal,
     /// The dependency graph (or the extended graph of the escape
     /// sub-function) has a cycle: deadlock possible for a deterministic
@@ -153,6 +178,7 @@ pub enum Verdict {
 }
 
 impl Report {
+    /// Whether the relation was proved deadlock-free, connected and minimal where claimed.
     pub fn proved(&self) -> bool {
         self.verdict == Verdict::Proved
     }
@@ -193,6 +219,7 @@ impl Report {
         }
     }
 
+    /// The report as `routergen check` prints it, one finding per line.
     pub fn to_text(&self) -> String {
         let net = &self.net;
         let mut s = String::new();
@@ -562,6 +589,7 @@ fn trapped_state(
 /// so they can be tested on networks outside the model (the survey's
 /// unidirectional ring, §4.2 Figure 7).
 pub trait ChannelGraph {
+    /// Nodes of the network.
     fn nodes(&self) -> u32;
     /// Size of the channel id space.
     fn channel_count(&self) -> usize;
@@ -648,6 +676,7 @@ pub fn dependency_graph<G: ChannelGraph>(g: &G) -> (Vec<(u32, u32)>, Option<Vec<
 pub struct ExtendedGraph {
     /// C_1: every channel some state is offered as an escape hop.
     pub members: Vec<usize>,
+    /// Arcs between members of C_1.
     pub arcs: usize,
     /// A cycle, as channel ids.
     pub cycle: Option<Vec<usize>>,
@@ -817,12 +846,15 @@ fn post_order(n: usize, mut succ: impl FnMut(usize, &mut Vec<usize>)) -> Result<
 /// links that do not exist or VCs out of range are dropped (the checker
 /// reports them separately).
 pub struct RelationGraph<'a> {
+    /// The relation.
     pub rel: &'a Relation,
+    /// Numbering of its channels.
     pub idx: ChannelIndex,
     buf: std::cell::RefCell<Vec<Hop>>,
 }
 
 impl<'a> RelationGraph<'a> {
+    /// The graph of `rel` over its network's channels.
     pub fn new(rel: &'a Relation) -> RelationGraph<'a> {
         RelationGraph {
             rel,
@@ -880,8 +912,11 @@ impl ChannelGraph for RelationGraph<'_> {
 /// at `node` toward `dest` a message is offered `hops[node][dest]`,
 /// whatever it arrived on (a table entry does not see the input).
 pub struct TableGraph<'a> {
+    /// The network.
     pub net: Network,
+    /// Numbering of its channels.
     pub idx: ChannelIndex,
+    /// `hops[node][dest]`: the table entry at `node` toward `dest`.
     pub hops: &'a [Vec<Vec<Hop>>],
 }
 

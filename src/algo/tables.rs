@@ -130,6 +130,7 @@ pub fn ports_of(hops: &[Hop]) -> Vec<Port> {
 /// A router's economical-storage table.
 #[derive(Debug, Clone)]
 pub struct EconomicalTable {
+    /// The router the table belongs to.
     pub node: NodeId,
     /// `3^n` entries; `None` where no destination has that sign vector.
     pub entries: Vec<Option<Vec<Hop>>>,
@@ -138,10 +139,12 @@ pub struct EconomicalTable {
 }
 
 impl EconomicalTable {
+    /// Whether every entry holds for every destination it serves: no conflicts.
     pub fn well_defined(&self) -> bool {
         self.conflicts.is_empty()
     }
 
+    /// The table as `routergen check --node` prints it, one entry per sign vector.
     pub fn to_text(&self, net: &Network) -> String {
         let mut s = String::new();
         let _ = writeln!(

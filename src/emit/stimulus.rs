@@ -39,13 +39,17 @@ pub const SENTINEL: u64 = 0x5354_494d_5f45_4e44; // "STIM_END"
 /// the checker holds it to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Packet {
+    /// Input port (interface number) the packet enters by.
     pub in_port: usize,
+    /// Input VC it enters on.
     pub in_vc: usize,
+    /// Destination node.
     pub dest: NodeId,
     /// Position in its input VC's queue.
     pub seq: usize,
     /// The next packet of the same input VC (packet count when none).
     pub next: usize,
+    /// Its flits as they enter, head first; at most [`MAX_FLITS`].
     pub flits: Vec<u64>,
     /// Output VC k = o V + c is permitted.
     pub permitted: Vec<bool>,
@@ -57,16 +61,22 @@ pub struct Packet {
 /// Everything the testbench needs to know, and the file it reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stimulus {
+    /// The node the router under test is placed at.
     pub node: NodeId,
+    /// That node's coordinates, as `(x,y)`.
     pub node_name: String,
+    /// Physical ports P of the router, the local port included.
     pub ports: usize,
+    /// Virtual channels V per physical channel.
     pub vcs: usize,
+    /// Flit width in bits.
     pub width: u32,
     /// Bits of the routing field at the bottom of a head flit.
     pub header_bits: u32,
     /// Bits above the routing field naming the packet (its tag); packets
     /// whose ids agree modulo 2^tag_bits are never in flight together.
     pub tag_bits: u32,
+    /// Every packet, indexed by id: round robin over the input VCs' queues.
     pub packets: Vec<Packet>,
     /// First packet of each input VC k = p V + v (packet count when none).
     pub queue_heads: Vec<usize>,
@@ -313,6 +323,7 @@ impl Stimulus {
         RECORD_FIXED + self.mask_words() + self.ports
     }
 
+    /// Flits of all packets.
     pub fn flit_count(&self) -> usize {
         self.packets.iter().map(|p| p.flits.len()).sum()
     }

@@ -433,7 +433,12 @@ pub enum TableKind {
     /// Entries 0 .. k^s - 1 for the nodes of the router's own cluster
     /// (entry = the destination's index over the sub-cluster dimensions),
     /// then one per cluster (k^s + its index over the cluster dimensions).
-    Meta { sub_lo: usize, sub_hi: usize },
+    Meta {
+        /// First dimension of the sub-cluster id.
+        sub_lo: usize,
+        /// One past the last dimension of the sub-cluster id.
+        sub_hi: usize,
+    },
 }
 
 /// A router's programmable routing table (LAPSES §5): entries, each a set
@@ -450,13 +455,18 @@ pub enum TableKind {
 /// the router's `node_id` (`by_node`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EsContents {
+    /// Which table this is.
     pub kind: TableKind,
+    /// Dimensions n of the network.
     pub dims: usize,
+    /// Physical ports P of the router, the local port included.
     pub ports: usize,
+    /// Virtual channels V per physical channel.
     pub vcs: usize,
-    /// k, and the bits of one coordinate (of `node_id` and of an absolute
-    /// address field).
+    /// Nodes per dimension k.
     pub radix: u32,
+    /// Bits of one coordinate (of `node_id` and of an absolute address
+    /// field).
     pub coord_bits: usize,
     /// Reset contents, entry by entry (full and meta tables: those of
     /// node 0).

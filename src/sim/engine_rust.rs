@@ -44,6 +44,8 @@ pub fn new(
 }
 
 impl<const W: usize> RustEngine<W> {
+    /// The engine for `spec`, every router's relation compiled as `table`,
+    /// evaluated on [`threads`] of `threads_asked` threads.
     pub fn new(spec: &RouterSpec, table: CompiledTable, threads_asked: usize) -> Result<Self> {
         let wiring = Wiring::new(spec)?;
         let n = wiring.nodes();

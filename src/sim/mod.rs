@@ -47,17 +47,24 @@ pub enum EngineKind {
 /// Everything a run needs.
 #[derive(Debug, Clone)]
 pub struct SimConfig {
+    /// The routers' specification.
     pub spec: RouterSpec,
+    /// Where packets go.
     pub pattern: Pattern,
+    /// Packet lengths, in flits.
     pub length: Length,
+    /// When sources create packets.
     pub injection: Injection,
     /// Offered load as a fraction of [`bisection_rate`].
     pub load: f64,
+    /// Cycles after reset before measurement starts (not measured).
     pub warmup: u64,
+    /// Measurement cycles: packets created in them are measured.
     pub measure: u64,
     /// Drain: at most this many cycles after the measurement phase for the
     /// network to deliver every packet.
     pub drain: u64,
+    /// Seed of the traffic.
     pub seed: u64,
     /// Watchdog: cycles without any flit moving, flits in the network.
     pub watchdog: u64,
@@ -174,6 +181,7 @@ pub fn build_engine(cfg: &SimConfig, kind: EngineKind) -> Result<Box<dyn Engine>
 /// What a run gives back.
 #[derive(Debug, Clone)]
 pub struct Run {
+    /// What the run measured.
     pub stats: Stats,
     /// Per delivered flit (node, cycle, packet, flit), if asked for.
     pub trace: Vec<TraceEntry>,
@@ -183,7 +191,9 @@ pub struct Run {
 /// (cycle, cycles planned before the drain).
 #[derive(Default)]
 pub struct Control<'a> {
+    /// Set (e.g. on Ctrl-C) to end the run early with what was measured.
     pub stop: Option<&'a AtomicBool>,
+    /// Called as `progress(cycle, cycles planned before the drain)`.
     pub progress: Option<&'a dyn Fn(u64, u64)>,
 }
 

@@ -12,10 +12,15 @@ use crate::spec::RouterSpec;
 /// One flit on a port in one cycle (docs/interface.md, "Ports").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Flit {
+    /// Whether a flit is on the port this cycle; the other fields mean nothing without it.
     pub valid: bool,
+    /// It is a head flit.
     pub head: bool,
+    /// It is a tail flit (a one-flit packet is both head and tail).
     pub tail: bool,
+    /// The virtual channel it travels on.
     pub vc: u8,
+    /// The flit's bits, in the low flit-width bits.
     pub data: u64,
 }
 
@@ -24,7 +29,9 @@ pub struct Flit {
 /// returned upstream for input VC v of p.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Outputs {
+    /// Per node n and port p (index n P + p): the flit leaving on p.
     pub flits: Vec<Flit>,
+    /// Per node n and port p: credit bits (bit v for input VC v), or on/off levels.
     pub credits: Vec<u32>,
 }
 
@@ -49,7 +56,9 @@ pub trait Engine {
 /// interfaces, traffic or checks): what `routergen bench` reports as the
 /// routers alone.
 pub struct Timed<'a> {
+    /// The engine timed.
     pub engine: &'a mut dyn Engine,
+    /// Total time spent in [`Engine::step`].
     pub spent: std::time::Duration,
 }
 
@@ -79,6 +88,8 @@ pub fn threads(asked: usize, nodes: usize) -> usize {
 pub struct Workers(Option<rayon::ThreadPool>);
 
 impl Workers {
+    /// The calling thread and `threads - 1` workers (none for 1 thread);
+    /// an error if the workers cannot be started.
     pub fn new(threads: usize) -> crate::error::Result<Workers> {
         if threads <= 1 {
             return Ok(Workers(None));
@@ -125,9 +136,11 @@ pub fn split(n: usize, parts: usize) -> Vec<(usize, usize)> {
 /// Which port of which router each link port is wired to.
 #[derive(Debug, Clone)]
 pub struct Wiring {
+    /// The network the routers form.
     pub net: Network,
     /// Ports per router P (the local port included) and VCs V.
     pub ports: usize,
+    /// Virtual channels V per physical channel.
     pub vcs: usize,
     /// Per node n and port p (index n P + p): the router and port across
     /// the link; `None` for p0 and for ports at a mesh edge (tied off).
@@ -135,6 +148,7 @@ pub struct Wiring {
 }
 
 impl Wiring {
+    /// The wiring of `spec`'s network.
     pub fn new(spec: &RouterSpec) -> Result<Wiring> {
         let net = Network::new(spec.topology, spec.dims, spec.radix)?;
         let ports = spec.physical_ports() as usize;
@@ -155,6 +169,7 @@ impl Wiring {
         })
     }
 
+    /// Routers in the network.
     pub fn nodes(&self) -> usize {
         self.net.nodes() as usize
     }

@@ -15,9 +15,13 @@ use super::network::Flit;
 /// A packet of the run.
 #[derive(Debug, Clone)]
 pub struct Packet {
+    /// Node the packet is injected at.
     pub src: NodeId,
+    /// Node it is bound for.
     pub dest: NodeId,
+    /// Length in flits, head and tail included.
     pub len: u32,
+    /// Cycle (after reset) it was created in.
     pub created: u64,
     /// Cycle its tail was ejected.
     pub delivered: Option<u64>,
@@ -37,6 +41,7 @@ pub struct Codec {
 }
 
 impl Codec {
+    /// The codec for routers built to `spec`.
     pub fn new(spec: &RouterSpec) -> Codec {
         Codec {
             n: spec.dims as usize,
@@ -72,6 +77,7 @@ impl Codec {
         self.width - self.header_bits()
     }
 
+    /// The tag of packet `id` in the head flit: its low [`Codec::tag_bits`] bits.
     pub fn tag(&self, id: u32) -> u64 {
         let b = self.tag_bits();
         if b >= 32 {
@@ -126,7 +132,9 @@ pub type TraceEntry = (NodeId, u64, u32, u32);
 /// The network interface of one node.
 #[derive(Debug, Clone)]
 pub struct Interface {
+    /// The node.
     pub node: NodeId,
+    /// Packets (ids into the run's packet list) waiting to start, oldest first.
     pub queue: VecDeque<u32>,
     /// Per local VC: the packet being injected and its next flit.
     sending: Vec<Option<(u32, u32)>>,

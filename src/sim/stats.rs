@@ -6,11 +6,13 @@ use std::fmt::Write as _;
 /// Results of one run at one load.
 #[derive(Debug, Clone, Default)]
 pub struct Stats {
+    /// The routing algorithm's name.
     pub algorithm: String,
     /// Offered load, as a fraction of the bisection-limited rate.
     pub load: f64,
-    /// Offered and accepted flits per node per cycle (measurement phase).
+    /// Offered flits per node per cycle (measurement phase).
     pub offered: f64,
+    /// Accepted (ejected) flits per node per cycle (measurement phase).
     pub accepted: f64,
     /// Latencies (creation to tail ejection, cycles) of the packets created
     /// in the measurement phase and delivered.
@@ -19,14 +21,17 @@ pub struct Stats {
     pub measured_packets: usize,
     /// Per link (name, flits per cycle in the measurement phase).
     pub utilization: Vec<(String, f64)>,
-    /// Cycles simulated, and whether the run ended early (Ctrl-C, deadlock).
+    /// Cycles simulated after reset.
     pub cycles: u64,
+    /// Whether the run went to its end (false: stopped early, Ctrl-C).
     pub complete: bool,
     /// Cycle time in ns (Chien's model), if known.
     pub cycle_ns: Option<f64>,
 }
 
 impl Stats {
+    /// Mean latency in cycles of the delivered measured packets; `None`
+    /// when none was delivered.
     pub fn mean_latency(&self) -> Option<f64> {
         (!self.latencies.is_empty())
             .then(|| self.latencies.iter().sum::<u64>() as f64 / self.latencies.len() as f64)
@@ -37,10 +42,12 @@ impl Stats {
         percentile(&self.latencies, 0.99)
     }
 
+    /// Highest link utilization, flits per cycle (0 without links).
     pub fn max_utilization(&self) -> f64 {
         self.utilization.iter().map(|x| x.1).fold(0.0, f64::max)
     }
 
+    /// Mean link utilization over the links, flits per cycle (0 without links).
     pub fn mean_utilization(&self) -> f64 {
         if self.utilization.is_empty() {
             0.0
@@ -65,12 +72,16 @@ fn opt(x: Option<f64>, digits: usize) -> String {
     x.map_or("-".into(), |x| format!("{x:.digits$}"))
 }
 
+/// Header line of the CSV results (`routergen sim --csv`), one column per
+/// field of [`Stats::csv_row`]; latencies in cycles and ns.
 pub const CSV_HEADER: &str =
     "algorithm,load,offered_flits_per_node_cycle,accepted_flits_per_node_cycle,\
 packets_measured,packets_delivered,mean_latency_cycles,p99_latency_cycles,mean_latency_ns,\
 p99_latency_ns,mean_channel_utilization,max_channel_utilization,cycles,complete";
 
 impl Stats {
+    /// The results as one CSV line under [`CSV_HEADER`] (`-` where a value
+    /// is unknown).
     pub fn csv_row(&self) -> String {
         let ns = |c: Option<f64>| opt(c.zip(self.cycle_ns).map(|(c, t)| c * t), 2);
         format!(

@@ -25,7 +25,12 @@ pub enum Pattern {
     /// The address bits rotated left by one (N a power of two).
     Shuffle,
     /// With probability `fraction` the hot node, otherwise uniform.
-    HotSpot { fraction: f64, node: NodeId },
+    HotSpot {
+        /// Probability, 0 to 1, that a packet goes to the hot node.
+        fraction: f64,
+        /// The hot node.
+        node: NodeId,
+    },
     /// One of the node's neighbours, equally likely.
     Neighbour,
 }
@@ -147,6 +152,7 @@ impl Pattern {
 /// Packet lengths in flits.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Length {
+    /// Every packet this long.
     Fixed(u32),
     /// Uniform over `lo..=hi`.
     Uniform(u32, u32),
@@ -206,6 +212,7 @@ impl fmt::Display for Length {
 }
 
 impl Length {
+    /// Mean length in flits.
     pub fn mean(&self) -> f64 {
         match self {
             Length::Fixed(l) => f64::from(*l),
@@ -217,6 +224,7 @@ impl Length {
         }
     }
 
+    /// Longest length in flits.
     pub fn max(&self) -> u32 {
         match self {
             Length::Fixed(l) => *l,
@@ -225,6 +233,7 @@ impl Length {
         }
     }
 
+    /// One length in flits, drawn from `rng`.
     pub fn draw(&self, rng: &mut SplitMix64) -> u32 {
         match self {
             Length::Fixed(l) => *l,

@@ -15,6 +15,7 @@ use super::network::{Flit, Wiring};
 /// and flit index of each flit, oldest first.
 #[derive(Debug, Clone)]
 pub struct Buffers {
+    /// Per input VC: (packet, flit index) of each flit it holds, oldest first.
     pub bufs: Vec<VecDeque<(u32, u32)>>,
     /// Per output VC (same indexing): the input VC whose packet holds it.
     owner: Vec<Option<usize>>,
@@ -32,6 +33,7 @@ pub struct Buffers {
 }
 
 impl Buffers {
+    /// Empty buffers for the network `w` wires.
     pub fn new(w: &Wiring) -> Buffers {
         let k = w.nodes() * w.ports * w.vcs;
         Buffers {
@@ -123,11 +125,13 @@ impl Buffers {
 /// Counts cycles without movement while flits are in the network.
 #[derive(Debug, Clone)]
 pub struct Watchdog {
+    /// Cycles without movement, with flits in the network, that count as a deadlock.
     pub limit: u64,
     still: u64,
 }
 
 impl Watchdog {
+    /// A watchdog that fires after `limit` still cycles.
     pub fn new(limit: u64) -> Watchdog {
         Watchdog { limit, still: 0 }
     }

@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 named_enum!(
     /// Network topology.
     Topology, "topology", {
+        /// A k-ary n-cube without wraparound channels.
         Mesh => "mesh" [],
         /// k-ary n-cube with wraparound channels.
         Torus => "torus" ["k-ary-n-cube"],
@@ -42,10 +43,16 @@ named_enum!(
 named_enum!(
     /// Path-selection heuristic among free candidate outputs (LAPSES §4.1).
     PathSelection, "path-selection heuristic", {
+        /// Dimension order: the candidate in the lowest dimension (X first).
         StaticXy => "static-xy" ["static", "xy-first"],
+        /// Least recently used: the candidate output port idle the longest.
         Lru => "lru" [],
+        /// Least frequently used: the candidate output port used the fewest times.
         Lfu => "lfu" [],
+        /// The candidate channel with the most credits, i.e. free downstream buffer slots.
         MaxCredit => "max-credit" [],
+        /// The candidate physical channel with the fewest virtual channels in use
+        /// (Duato's MIN-MUX, LAPSES §4.1).
         MinMux => "min-mux" [],
     }
 );
@@ -96,7 +103,10 @@ named_enum!(
 named_enum!(
     /// Link-level flow control.
     FlowControl, "flow control", {
+        /// The sender counts free downstream buffer slots, one credit each.
         Credit => "credit" ["credits"],
+        /// The receiver tells the sender to stop or go with a one-bit level per
+        /// virtual channel ([`ON_OFF_ROUND_TRIP`]).
         OnOff => "on-off" ["xon-xoff", "onoff"],
     }
 );
@@ -119,20 +129,35 @@ pub const ON_OFF_ROUND_TRIP: u32 = 2;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpecInput {
+    /// Network topology (`--topology`).
     pub topology: Option<Topology>,
+    /// Dimensions n (`--dims`); signed so that a negative value gets a range message.
     pub dims: Option<i64>,
+    /// Nodes per dimension k (`--radix`).
     pub radix: Option<i64>,
+    /// Routing algorithm (`--algo`).
     pub algorithm: Option<Algorithm>,
+    /// Crossbar ports P (`--ports`); must match the algorithm's organization.
     pub ports: Option<i64>,
+    /// Virtual channels per physical channel (`--vcs`).
     pub vcs: Option<i64>,
+    /// Flit width in bits (`--flit-width`).
     pub flit_width: Option<i64>,
+    /// Flit buffers per virtual channel (`--depth`).
     pub buffer_depth: Option<i64>,
+    /// How the head flit names its destination (`--addressing`).
     pub addressing: Option<Addressing>,
+    /// Whether the head flit carries the next router's output ports (`--lookahead`, LAPSES §3).
     pub lookahead: Option<bool>,
+    /// Path-selection heuristic among free candidates (`--path-selection`).
     pub path_selection: Option<PathSelection>,
+    /// Where the routing decision comes from (`--table`).
     pub table: Option<TableStorage>,
+    /// Link-level flow control (`--flow-control`).
     pub flow_control: Option<FlowControl>,
+    /// Datapath organization (`--datapath`).
     pub datapath: Option<RouterDatapath>,
+    /// Where the input buffers keep their flits (`--buffers`).
     pub buffers: Option<BufferStorage>,
 }
 
@@ -140,22 +165,33 @@ pub struct SpecInput {
 /// checked by [`SpecInput::resolve`] hold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RouterSpec {
+    /// Network topology.
     pub topology: Topology,
+    /// Dimensions n of the network.
     pub dims: u32,
+    /// Nodes per dimension k (2 for a hypercube).
     pub radix: u32,
+    /// Routing algorithm.
     pub algorithm: Algorithm,
     /// Crossbar ports P (per crossbar or slice).
     pub ports: u32,
     /// Virtual channels per physical channel.
     pub vcs: u32,
+    /// Flit width in bits, one of [`crate::limits::ROUTER_FLIT_WIDTHS`].
     pub flit_width: u32,
     /// Flit buffers per virtual channel.
     pub buffer_depth: u32,
+    /// How the head flit names its destination.
     pub addressing: Addressing,
+    /// Whether the head flit carries the next router's output ports (LAPSES §3).
     pub lookahead: bool,
+    /// Path-selection heuristic among free candidates (LAPSES §4.1).
     pub path_selection: PathSelection,
+    /// Where the routing decision comes from (LAPSES §5).
     pub table: TableStorage,
+    /// Link-level flow control.
     pub flow_control: FlowControl,
+    /// Datapath organization (Chien §5).
     pub datapath: RouterDatapath,
     /// Where the input buffers keep their flits.
     pub buffers: BufferStorage,
@@ -164,7 +200,9 @@ pub struct RouterSpec {
 /// A resolved spec together with the names of the fields that took defaults.
 #[derive(Debug, Clone)]
 pub struct Resolved {
+    /// The resolved specification.
     pub spec: RouterSpec,
+    /// Names of the fields that took their default, as spelled in TOML (`flit_width`, ...).
     pub defaulted: Vec<&'static str>,
 }
 
@@ -174,6 +212,7 @@ impl SpecInput {
         toml::from_str(text).map_err(|e| Error::toml(path, text, &e))
     }
 
+    /// Reads and parses a TOML spec file; a read error names the path.
     pub fn from_file(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
             path: path.to_path_buf(),
@@ -614,14 +653,19 @@ fn organization_reason(a: Algorithm) -> &'static str {
 pub use crate::interface::bits_for;
 
 impl RouterSpec {
+    /// The datapath the algorithm takes on this network: crossbars and their
+    /// ports P (Chien §5).
     pub fn organization(&self) -> Organization {
         self.algorithm.organization(self.topology, self.dims)
     }
 
+    /// Fewest virtual channels per physical channel for which the algorithm
+    /// is deadlock-free on this network.
     pub fn min_vcs(&self) -> u32 {
         self.algorithm.min_vcs(self.topology, self.dims)
     }
 
+    /// Nodes in the network, k^n.
     pub fn nodes(&self) -> u64 {
         (self.radix as u64).pow(self.dims)
     }

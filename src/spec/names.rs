@@ -11,18 +11,22 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown {what} '{got}'; allowed: {allowed}")]
 pub struct UnknownName {
+    /// What the setting is called ("topology", "algorithm", ...).
     pub what: &'static str,
+    /// The word as given.
     pub got: String,
+    /// The allowed words, as [`Named::allowed`] lists them.
     pub allowed: String,
 }
 
-/// Implemented by every named enum through [`named_enum!`].
+/// Implemented by every named enum through the crate-private `named_enum!` macro.
 pub trait Named: Sized + Copy + 'static {
     /// What the setting is called in messages ("algorithm", "topology", ...).
     const WHAT: &'static str;
     /// Every value with its canonical name and aliases.
     const TABLE: &'static [(Self, &'static str, &'static [&'static str])];
 
+    /// The canonical kebab-case name, as written in TOML and on the command line.
     fn name(self) -> &'static str;
 
     /// All values, in declaration order.
@@ -45,6 +49,8 @@ pub trait Named: Sized + Copy + 'static {
             .join(", ")
     }
 
+    /// Parses a name or alias, ignoring case, surrounding blanks, and `_`
+    /// against `-`; the error lists what is allowed.
     fn parse_name(s: &str) -> Result<Self, UnknownName> {
         let wanted = s.trim().to_ascii_lowercase().replace('_', "-");
         Self::TABLE
