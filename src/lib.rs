@@ -9,7 +9,11 @@
 //! output directory (testbenches, synthesis scripts, reports); [`model`]
 //! costs the router with Chien's cost and speed model; [`sim`] simulates
 //! whole networks; [`flows`], [`synth`] and [`fpga`] drive Verilator,
-//! Icarus, Yosys and nextpnr.
+//! Icarus, Yosys and nextpnr. The facts every part shares live once:
+//! the router's external interface in [`interface`] (docs/interface.md),
+//! the sizes routergen accepts in [`limits`] (docs/limits.md), each routing
+//! algorithm in its own object ([`algo::RoutingAlgorithm`]); the binary's
+//! commands are thin layers in [`commands`].
 //!
 //! # Generating a router
 //!
@@ -69,6 +73,8 @@
 //! let err = Crossbar::<16>::new(0).err().expect("no crossbar without ports");
 //! assert!(err.to_string().contains("port count"), "{err}");
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod algo;
 pub mod blocks;

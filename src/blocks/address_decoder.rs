@@ -190,9 +190,8 @@ impl DecoderShape {
     ) -> Self {
         // The widths of docs/interface.md, stated once in crate::interface.
         let coord_bits = crate::interface::coord_bits(topology, radix) as usize;
-        let field_bits =
-            crate::interface::HeadFormat::new(topology, dims as u32, radix, addressing)
-                .field_bits() as usize;
+        let field_bits = crate::interface::HeadFormat::new(topology, dims as u32, radix, addressing)
+            .field_bits() as usize;
         let ports = match topology {
             Topology::Hypercube => dims + 1,
             _ => 2 * dims + 1,

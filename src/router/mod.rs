@@ -557,8 +557,7 @@ pub fn top_verilog_of(spec: &RouterSpec, table: &CompiledTable) -> Result<String
     ctx.insert("class_bits", &class_bits);
     ctx.insert("class_pad", &(CLASS_BITS as u32 - class_bits));
     ctx.insert("class_inner", &CLASS_BITS);
-    tera::Tera::one_off(TOP_TEMPLATE, &ctx, false)
-        .map_err(|e| Error::template("router top", &e))
+    tera::Tera::one_off(TOP_TEMPLATE, &ctx, false).map_err(|e| Error::template("router top", &e))
 }
 
 #[cfg(test)]
