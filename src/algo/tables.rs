@@ -40,30 +40,25 @@ pub fn sign_vector(net: &Network, node: NodeId, dest: NodeId) -> Vec<i8> {
         .collect()
 }
 
-/// Entry index of a sign vector.
+/// Entry index of a sign vector ([`crate::interface::es_entry`]: digit
+/// 0 for sign 0, 1 for +, 2 for -).
 pub fn sign_index(signs: &[i8]) -> usize {
-    signs.iter().rev().fold(0, |acc, &s| {
-        acc * 3
-            + match s {
-                0 => 0,
-                1 => 1,
-                _ => 2,
-            }
-    })
+    crate::interface::es_entry(signs.iter().map(|&s| match s {
+        0 => 0,
+        1 => 1,
+        _ => 2,
+    }))
 }
 
-/// Sign vector of entry `index` for `n` dimensions.
+/// Sign vector of entry `index` for `n` dimensions
+/// ([`crate::interface::es_digits`]).
 pub fn signs_of(index: usize, n: usize) -> Vec<i8> {
-    let mut i = index;
-    (0..n)
-        .map(|_| {
-            let s = match i % 3 {
-                0 => 0,
-                1 => 1,
-                _ => -1,
-            };
-            i /= 3;
-            s
+    crate::interface::es_digits(index, n)
+        .into_iter()
+        .map(|d| match d {
+            0 => 0,
+            1 => 1,
+            _ => -1,
         })
         .collect()
 }
