@@ -11,6 +11,15 @@ use routergen::cli::Cli;
 use routergen::commands;
 
 fn main() -> ExitCode {
+    // Output piped into a reader that stops early (`| head`) ends the
+    // process quietly, as for other command-line tools, instead of a panic
+    // in the next print.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any
+    // thread starts touches no Rust state.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match commands::run(&cli) {
         Ok(outcome) => ExitCode::from(outcome.exit_code()),

@@ -351,3 +351,19 @@ fn model_command_rejects_bad_input() {
     let out = routergen(&["model", "--dims", "2"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A reader that closes the pipe before routergen prints (`| head`) ends
+/// the process quietly, not with a panic.
+#[test]
+fn a_closed_pipe_ends_the_output_without_a_panic() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_routergen"))
+        .args(["check", "--algo", "dor", "--radix", "16", "--node", "1,1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("routergen runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("routergen ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}
