@@ -84,9 +84,8 @@ fn render(template: &str, ctx: &tera::Context, what: &str) -> Result<String> {
 /// router Verilog (the top module first) is `rtl`.
 pub fn files(spec: &RouterSpec, rtl: &str) -> Result<Vec<(PathBuf, String)>> {
     let name = spec.name();
-    let ports = module_ports(rtl, &name).ok_or_else(|| {
-        Error::InvalidSpec(format!("the router Verilog has no top module {name}"))
-    })?;
+    let ports = module_ports(rtl, &name)
+        .ok_or_else(|| Error::Internal(format!("the router Verilog has no top module {name}")))?;
     let node_id = ports.iter().find(|p| p.0 == "node_id").cloned();
     // The routing-table port (docs/interface.md), held idle: the table's
     // reset contents are the relation the checkers are built from.

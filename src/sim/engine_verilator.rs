@@ -265,6 +265,8 @@ pub fn build(spec: &RouterSpec, table: &CompiledTable) -> Result<PathBuf> {
         .iter()
         .map(|&a| if a == TOP_MARK { wrapper.as_str() } else { a })
         .collect();
+    // A missing Verilator is a tool error that says how to install it.
+    crate::flows::require("verilator", Some("the Verilator simulation engine"))?;
     let out = crate::flows::run("verilator", &args, dir).map_err(|e| fail(e.to_string()))?;
     let built = dir.join("obj_dir").join("libsimnet.so");
     if !out.success || !built.exists() {
