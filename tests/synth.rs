@@ -58,6 +58,14 @@ fn check_common(r: &Value, key: &str) {
     assert_eq!(ff, router_ff + ins + outs, "{r}");
     // P * V input buffers of D flits of W bits.
     assert!(router_ff >= P * V * D * W, "router flip-flops {router_ff}");
+    // The router synthesized alone (a second Yosys run, no wrapper) keeps
+    // the same flip-flops and no more logic than the wrapped design.
+    assert_eq!(u(r, &["router", "flip_flops"]), router_ff, "{r}");
+    let (alone, total) = (u(r, &["router", key]), u(r, &["total", key]));
+    assert!(
+        alone > 0 && alone <= total,
+        "router alone {alone} of {total} {key}"
+    );
     let blocks = r["blocks"].as_array().unwrap();
     for b in ["fcu", "dec", "valloc", "xbar", "salloc", "credits"] {
         assert!(

@@ -109,6 +109,13 @@ pub struct FlowControlUnit<const W: usize> {
     pub send_ok: Signal<Out, Bit>,
     /// A flit arrived while the buffer was full and was refused.
     pub overflow: Signal<Out, Bit>,
+    /// The flit after the oldest one is there and is a head flit: the
+    /// router routes it while the tail before it leaves, so that packets
+    /// queued back to back in one VC follow each other without a gap.
+    pub after_head: Signal<Out, Bit>,
+    /// The routing fields of the flit after the oldest one: its low bits
+    /// ([`FlowControlUnit::fields_in_flops`]), the others zero.
+    pub after_data: Signal<Out, Bits<W>>,
     /// The flits' data: D flip-flop slots, or with block RAM none.
     slot_data: Vec<DFF<Bits<W>>>,
     /// With block RAM (`BufferStorage::Bram`): the RAM (one), the flit of
@@ -128,6 +135,10 @@ pub struct FlowControlUnit<const W: usize> {
     front_low: Vec<DFF<Bits<W>>>,
     low_mask: Vec<Constant<Bits<W>>>,
     high_mask: Vec<Constant<Bits<W>>>,
+    /// The routing fields' bits (`after_data`; with flip-flops, one) and a
+    /// zero word.
+    after_mask: Vec<Constant<Bits<W>>>,
+    nothing: Constant<Bits<W>>,
     /// The read pointer's next value: the RAM reads that entry.
     raddr: Signal<Local, Count>,
     slot_head: Vec<DFF<Bit>>,
@@ -245,10 +256,10 @@ impl<const W: usize> FlowControlUnit<W> {
         .absent_if(self._absent == 1)
     }
 
-    /// With block RAM: the low `bits` bits of every flit (the routing
-    /// fields; at most W, more are taken as W) also kept in flip-flops, so
-    /// `out_data`'s low bits come from a flip-flop; the behaviour is the
-    /// same. No effect with flip-flops.
+    /// The low `bits` bits of every flit are its routing fields (at most
+    /// W, more are taken as W): `after_data` shows them. With block RAM
+    /// they are also kept in flip-flops, so `out_data`'s low bits come
+    /// from a flip-flop; the behaviour is the same.
     pub fn fields_in_flops(self, bits: usize) -> Self {
         let storage = self._storage;
         Self::build(self._d, self.onoff.val(), self._slack, storage, bits)
@@ -313,6 +324,10 @@ impl<const W: usize> FlowControlUnit<W> {
             credit_out: Signal::default(),
             send_ok: Signal::default(),
             overflow: Signal::default(),
+            after_head: Signal::default(),
+            after_data: Signal::default(),
+            after_mask: (0..1 - nram).map(|_| Constant::new(low)).collect(),
+            nothing: Constant::new(Bits::<W>::default()),
             slot_data: (0..d * (1 - nram)).map(|_| DFF::default()).collect(),
             ram: (0..nram).map(|_| BufferRam::new_unchecked(d)).collect(),
             byp: (0..nram).map(|_| DFF::default()).collect(),
@@ -438,6 +453,25 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
                 self.head_after.next = self.slot_head[k].q.val();
                 self.tail_after.next = self.slot_tail[k].q.val();
             }
+        }
+        // The flit after the oldest (two or more held).
+        self.after_head.next = self.head_after.val()
+            & (self.count.q.val() != self.zero.val())
+            & (self.count.q.val() != self.one.val());
+        self.after_data.next = self.nothing.val();
+        for k in 0..self._sd {
+            if self.rp_inc.val() == self.slot[k].val() {
+                self.after_data.next = self.slot_data[k].q.val() & self.after_mask[0].val();
+            }
+        }
+        for k in 0..self._sl {
+            if self.rp_inc.val() == self.slot[k].val() {
+                self.after_data.next = self.slot_low[k].q.val();
+            }
+        }
+        for _k in 0..self._absent {
+            self.after_head.next = false;
+            self.after_data.next = self.nothing.val();
         }
         self.pop.next = self.out_valid.val() & self.out_ready.val();
         // Full: refuse the flit, never overwrite (independent of the pop,
@@ -612,7 +646,12 @@ mod tests {
     use crate::blocks::{emit, prepare, rename_top, BlockKind, BlockParams};
 
     /// Reference unit written from the module doc; outputs in port order:
-    /// data, valid, head, tail, credit_out, send_ok, overflow.
+    /// data, valid, head, tail, credit_out, send_ok, overflow, after_head,
+    /// after_data (the low [`FIELDS`] bits; [`STALE`] when fewer than two
+    /// flits are held: unspecified then).
+    const FIELDS: usize = 5;
+    const STALE: u64 = u64::MAX;
+
     struct Reference {
         d: usize,
         on_off: bool,
@@ -648,6 +687,8 @@ mod tests {
                 u64::from(credit_out),
                 u64::from(send_ok),
                 u64::from(valid && !push),
+                u64::from(self.buf.get(1).is_some_and(|f| f.1)),
+                self.buf.get(1).map_or(STALE, |f| f.0 & ((1 << FIELDS) - 1)),
             ];
             if pop {
                 self.buf.pop_front();
@@ -682,7 +723,7 @@ mod tests {
             (4, true, 2, BufferStorage::Bram),
             (16, false, 1, BufferStorage::Bram),
         ] {
-            let mut x = FlowControlUnit::<16>::build(d, on_off, slack, storage, 5);
+            let mut x = FlowControlUnit::<16>::build(d, on_off, slack, storage, FIELDS);
             prepare(&mut x);
             let stim = random_stimulus(&x, "clock", 3000, 99 + d as u64);
             let got = run_model(&mut x, &stim);
@@ -703,6 +744,9 @@ mod tests {
                 let mut got = got[c].clone();
                 if got[1] == 0 {
                     got[0] = 0;
+                }
+                if want[8] == STALE {
+                    got[8] = STALE;
                 }
                 assert_eq!(got, want, "D={d} on_off={on_off} {storage} cycle {c}");
             }
@@ -897,7 +941,9 @@ mod tests {
             (4, true, 6, 6),
             (5, false, 16, 7),
         ] {
-            let mut flops = FlowControlUnit::<16>::new(d, on_off).unwrap();
+            let mut flops = FlowControlUnit::<16>::new(d, on_off)
+                .unwrap()
+                .fields_in_flops(low);
             let mut ram = FlowControlUnit::<16>::new(d, on_off)
                 .unwrap()
                 .stored_in(BufferStorage::Bram)

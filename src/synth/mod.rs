@@ -193,6 +193,9 @@ pub struct SynthReport {
     pub total: Resources,
     /// Flip-flops of the router alone: the total less the wrapper's chains.
     pub router_flip_flops: u64,
+    /// The router alone, flattened, without the scan wrapper (its ports
+    /// left to the tool): the figure other flows report beside `total`.
+    pub router: Resources,
     /// Longest path in the flattened netlist in cells between flip-flops
     /// and pins (`ltp -noff`; generic target: two-input gate levels).
     pub logic_depth: Option<u64>,
@@ -231,8 +234,10 @@ pub(crate) fn tool_error(e: ToolError) -> Error {
 
 /// The Yosys script: a hierarchical synthesis whose `stat -json` goes to
 /// hier.json, then the flattened one (flat.json, and netlist.json for
-/// nextpnr or ltp.txt for the generic target).
-fn script(target: Target) -> String {
+/// nextpnr or ltp.txt for the generic target), then the router `name`
+/// alone, flattened, without the scan wrapper (alone.json): the figure
+/// other flows report.
+fn script(target: Target, name: &str) -> String {
     let top = WRAPPER_TOP;
     let mut s =
         format!("read_verilog router.v wrapper.v\nhierarchy -check -top {top}\ndesign -save rtl\n");
@@ -245,7 +250,10 @@ fn script(target: Target) -> String {
                  design -load rtl\n\
                  synth -flatten -top {top}\nabc -g {GATE_LIBRARY}\nopt_clean\n\
                  tee -q -o flat.json stat -json\ntee -q -o ltp.txt ltp -noff\n\
-                 write_verilog -noattr netlist.v\n"
+                 write_verilog -noattr netlist.v\n\
+                 design -load rtl\n\
+                 synth -flatten -top {name}\nabc -g {GATE_LIBRARY}\nopt_clean\n\
+                 tee -q -o alone.json stat -json\n"
             );
         }
         Some(d) => {
@@ -254,7 +262,9 @@ fn script(target: Target) -> String {
                 s,
                 "{cmd} -noflatten -top {top}\ntee -q -o hier.json stat -json\n\
                  design -load rtl\n\
-                 {cmd} -top {top} -json netlist.json\ntee -q -o flat.json stat -json\n"
+                 {cmd} -top {top} -json netlist.json\ntee -q -o flat.json stat -json\n\
+                 design -load rtl\n\
+                 {cmd} -top {name}\ntee -q -o alone.json stat -json\n"
             );
         }
     }
@@ -290,11 +300,16 @@ pub fn run_in(
     write("router.v", &verilog)?;
     write("wrapper.v", &wrapper.verilog)?;
     let exe = target.device().map_or("yosys", |d| d.family.yosys());
-    yosys::run_script(exe, work, &script(target)).map_err(tool_error)?;
+    yosys::run_script(exe, work, &script(target, &name)).map_err(tool_error)?;
     let hier =
         Hierarchy::new(yosys::parse_stat_json(&read(work, "hier.json")?).map_err(tool_error)?);
     let flat_modules = yosys::parse_stat_json(&read(work, "flat.json")?).map_err(tool_error)?;
     let flat = flat_modules.get(WRAPPER_TOP).cloned().unwrap_or_default();
+    let alone = yosys::parse_stat_json(&read(work, "alone.json")?)
+        .map_err(tool_error)?
+        .get(&name)
+        .cloned()
+        .unwrap_or_default();
     let logic_depth = match target {
         Target::Generic => yosys::parse_ltp(&read(work, "ltp.txt")?)
             .get(WRAPPER_TOP)
@@ -331,6 +346,7 @@ pub fn run_in(
             .saturating_sub(u64::from(wrapper.flip_flops())),
         wrapper,
         total,
+        router: Resources::from(&alone),
         logic_depth,
         fmax_mhz,
         utilization,
@@ -463,6 +479,22 @@ impl SynthReport {
                 );
             }
         }
+        let r = &self.router;
+        if self.fpga() {
+            let _ = writeln!(
+                s,
+                "router alone (flattened, no wrapper): LUT4 {}, flip-flops {}, carries {}, \
+                 RAMs {}",
+                r.luts, r.flip_flops, r.carries, r.rams
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "router alone (flattened, no wrapper): {} two-input gates, {} inverters, {} \
+                 flip-flops",
+                r.gates, r.inverters, r.flip_flops
+            );
+        }
         let _ = writeln!(
             s,
             "scan wrapper: {} input + {} output chain bits ({} flip-flops); router alone: \
@@ -502,6 +534,7 @@ impl SynthReport {
         s.push_str(&self.row("scan wrapper", "1", &self.wrapper_cells));
         s.push_str(&self.row("total (hierarchical)", "-", &self.hierarchical_total));
         s.push_str(&self.row("total (flattened)", "-", &self.total));
+        s.push_str(&self.row("router alone (flattened)", "-", &self.router));
         s
     }
 }
@@ -522,12 +555,12 @@ mod tests {
 
     #[test]
     fn the_script_keeps_hierarchy_first_then_flattens() {
-        let s = script(Target::Ice40Hx8k);
+        let s = script(Target::Ice40Hx8k, "r");
         let hier = s.find("synth_ice40 -noflatten").unwrap();
         let flat = s.find("synth_ice40 -top").unwrap();
         assert!(hier < s.find("design -load rtl").unwrap());
         assert!(flat > hier);
-        assert!(script(Target::Generic).contains("ltp -noff"));
-        assert!(script(Target::Ecp5_85k).contains("synth_ecp5 -top"));
+        assert!(script(Target::Generic, "r").contains("ltp -noff"));
+        assert!(script(Target::Ecp5_85k, "r").contains("synth_ecp5 -top"));
     }
 }

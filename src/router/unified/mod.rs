@@ -269,9 +269,10 @@ impl<const W: usize> Unified<W> {
         self.input_buffers_glue(io);
         let waiting = self.route_glue(io);
         let perm = self.permitted_glue(io, &waiting);
-        let alloc = self.vc_alloc_glue(&waiting, &perm);
+        let mut alloc = self.vc_alloc_glue(&waiting, &perm);
         self.lookahead_mux_glue(&waiting);
         let switch = self.switch_alloc_glue();
+        self.commit_glue(&waiting, &mut alloc);
         let out_vc = self.outputs_glue(io, &switch);
         // State.
         let rst = io.rst.val();

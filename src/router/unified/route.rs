@@ -1,7 +1,12 @@
 //! Route computation (Chien: address decoders): per input port, one VC
-//! whose front flit is a head flit without an output VC yet (round robin,
-//! the pointer advancing every cycle), the decoders' answers for it, and
-//! the output VCs the relation permits it. With look-ahead (LAPSES §3.2)
+//! whose front flit is a head flit without an output VC yet, or whose
+//! front flit is a tail that may leave with a head flit right behind it
+//! (round robin, the pointer advancing every cycle), the decoders' answers
+//! for that head, and the output VCs the relation permits it. Routing the
+//! head behind a tail while the tail leaves lets packets queued back to
+//! back in one VC follow each other without an idle cycle; its grant
+//! counts only if the tail does leave in that cycle
+//! ([`super::vc_alloc`]). With look-ahead (LAPSES §3.2)
 //! a link port reads its permitted VCs from the head's field, and a
 //! decoder per input port and link computes the field of the next router.
 
@@ -18,6 +23,13 @@ pub(super) struct Waiting<const W: usize> {
     pub shown: Vec<Bits<W>>,
     /// The look-ahead field it carries (0 without look-ahead).
     pub field: Vec<u64>,
+    /// The chosen head is behind a tail that may leave now: its grant
+    /// counts only if the tail leaves.
+    pub behind: Vec<bool>,
+    /// Then the output VC (o V + c) that tail holds, which the head may
+    /// take over (not on a link with atomic allocation, which waits for
+    /// an empty downstream queue).
+    pub own: Vec<Option<usize>>,
 }
 
 impl<const W: usize> Unified<W> {
@@ -27,22 +39,32 @@ impl<const W: usize> Unified<W> {
         let (p, v) = (self.p, self.v);
         let mut rsel = vec![None; p];
         let mut shown = vec![Bits::<W>::default(); p];
+        let mut behind = vec![false; p];
+        let mut own = vec![None; p];
         for q in 0..p {
+            let after: Vec<bool> = (0..v).map(|c| self.behind(q * v + c)).collect();
             let waiting: Vec<bool> = (0..v)
                 .map(|c| {
                     let i = q * v + c;
-                    self.fcu[i].out_valid.val()
+                    (self.fcu[i].out_valid.val()
                         && self.fcu[i].out_head.val()
-                        && !self.routed[i].q.val()
+                        && !self.routed[i].q.val())
+                        || after[c]
                 })
                 .collect();
             rsel[q] = round_robin(self.rptr[q].q.val().index(), &waiting);
-            shown[q] = self.fcu[q * v + rsel[q].unwrap_or(0)].out_data.val();
+            let i = q * v + rsel[q].unwrap_or(0);
+            shown[q] = self.route_data(i);
+            behind[q] = rsel[q].is_some() && after[rsel[q].unwrap_or(0)];
+            let held = self.rport[i].q.val().index();
+            if behind[q] && !self.atomic_at(held) {
+                own[q] = Some(held * v + self.rvc[i].q.val().index());
+            }
             if q * v < self.dec.len() {
                 for c in 0..v {
                     let i = q * v + c;
                     self.dec[i].node_id.next = io.node_id.val();
-                    self.dec[i].in_data.next = self.fcu[i].out_data.val();
+                    self.dec[i].in_data.next = self.route_data(i);
                     self.dec[i].in_valid.next = waiting[c];
                     self.dec[i].in_head.next = waiting[c];
                 }
@@ -66,7 +88,34 @@ impl<const W: usize> Unified<W> {
             .iter()
             .map(|d| (d.to_u64() >> self.ab) & fmask)
             .collect();
-        Waiting { rsel, shown, field }
+        Waiting {
+            rsel,
+            shown,
+            field,
+            behind,
+            own,
+        }
+    }
+
+    /// Input VC i's front flit is a tail that holds an output VC with a
+    /// credit (it may leave now), and a head flit is right behind it.
+    fn behind(&self, i: usize) -> bool {
+        self.routed[i].q.val()
+            && self.cok[i].q.val()
+            && self.fcu[i].out_tail.val()
+            && self.fcu[i].after_head.val()
+    }
+
+    /// The flit input VC i routes: its front flit, or, while the front
+    /// flit's packet holds an output VC, the flit behind it (selected by
+    /// a flip-flop, so the decoders' inputs stay one multiplexer from
+    /// the buffer).
+    fn route_data(&self, i: usize) -> Bits<W> {
+        if self.routed[i].q.val() {
+            self.fcu[i].after_data.val()
+        } else {
+            self.fcu[i].out_data.val()
+        }
     }
 
     /// The look-ahead field's bits, at bit 0.
@@ -80,7 +129,14 @@ impl<const W: usize> Unified<W> {
         line("// Routing: per input port one waiting head flit, round robin.".into());
         for i in 0..p * v {
             line(format!(
-                "wire wait${i} = fcu${i}$out_valid & fcu${i}$out_head & ~routed${i}$q;"
+                "wire behind${i} = routed${i}$q & cok${i}$q & fcu${i}$out_tail & fcu${i}$after_head;"
+            ));
+            line(format!(
+                "wire wait${i} = (fcu${i}$out_valid & fcu${i}$out_head & ~routed${i}$q) | behind${i};"
+            ));
+            line(format!(
+                "wire [{}:0] rdata${i} = routed${i}$q ? fcu${i}$after_data : fcu${i}$out_data;",
+                W - 1
             ));
         }
         line("always @(*) begin".into());
@@ -88,17 +144,17 @@ impl<const W: usize> Unified<W> {
             for t in round_robin_verilog(q, v, "wait", "rany", "rsel", "rptr") {
                 line(t);
             }
-            line(format!("    shown${q} = fcu${}$out_data;", q * v));
+            line(format!("    shown${q} = rdata${};", q * v));
             for c in 1..v {
                 line(format!(
-                    "    if (rsel${q} == {vb}'d{c}) shown${q} = fcu${}$out_data;",
+                    "    if (rsel${q} == {vb}'d{c}) shown${q} = rdata${};",
                     q * v + c
                 ));
             }
             if q * v < self.dec.len() {
                 for i in q * v..(q + 1) * v {
                     line(format!("    dec${i}$node_id = node_id;"));
-                    line(format!("    dec${i}$in_data = fcu${i}$out_data;"));
+                    line(format!("    dec${i}$in_data = rdata${i};"));
                     line(format!(
                         "    dec${i}$in_valid = wait${i}; dec${i}$in_head = wait${i};"
                     ));

@@ -171,7 +171,7 @@ impl<const W: usize> Unified<W> {
     /// Next state of each input VC's may-send flag `cok`: it holds an
     /// output VC and that VC may send in the next cycle. A newly held
     /// output VC was free, so nothing is sent on it now; a held one sends
-    /// only this input VC's flits.
+    /// only this input VC's flits (or, on a handover, the tail before).
     pub(super) fn switch_state_glue(&mut self, io: &Io<'_, W>, w: &Waiting<W>, a: &Alloc) {
         let v = self.v;
         let rst = io.rst.val();
@@ -184,7 +184,8 @@ impl<const W: usize> Unified<W> {
                 let (ho, hvc) = (self.rport[i].q.val().index(), self.rvc[i].q.val().index());
                 let next = !rst
                     && if granted {
-                        self.may_send(io, o, vc, false)
+                        // A handover: the tail leaving now is sent on it.
+                        self.may_send(io, o, vc, a.handover[q])
                     } else {
                         !leaves
                             && self.routed[i].q.val()
@@ -199,9 +200,10 @@ impl<const W: usize> Unified<W> {
     pub(super) fn switch_state_verilog(&self, line: &mut impl FnMut(String), q: usize, c: usize) {
         let vb = VC_BITS;
         let i = q * self.v + c;
-        let granted = format!("(agot${q} & (rsel${q} == {vb}'d{c}))");
+        let granted = format!("(acom${q} & (rsel${q} == {vb}'d{c}))");
         line(format!(
-            "    if (rst) cok${i}$d = 1'b0; else if {granted} cok${i}$d = msend0[{{aport${q}, avc${q}}}]; \
+            "    if (rst) cok${i}$d = 1'b0; else if {granted} cok${i}$d = ahand${q} ? \
+             msend1[{{aport${q}, avc${q}}}] : msend0[{{aport${q}, avc${q}}}]; \
              else if ((fcu${i}$out_ready & fcu${i}$out_tail) | ~routed${i}$q) cok${i}$d = 1'b0; \
              else if (fcu${i}$out_ready) cok${i}$d = msend1[{{rport${i}$q, rvc${i}$q}}]; \
              else cok${i}$d = msend0[{{rport${i}$q, rvc${i}$q}}];"

@@ -5,6 +5,10 @@
 //! output VC is held from its head flit's allocation until its tail flit
 //! leaves; with atomic allocation it is free again only once its
 //! downstream queue is empty ([`crate::router::tables::CompiledTable::atomic`]).
+//! A head routed behind a tail ([`super::route`]) may also take the output
+//! VC that tail holds (it is that input VC's own), and its grant counts
+//! only if the tail leaves in the same cycle: so a stream of packets in
+//! one VC keeps one flit per cycle, even on a single output VC.
 //! With look-ahead, the mux keeps the granted port's next-router field.
 
 use rust_hdl::prelude::*;
@@ -18,8 +22,12 @@ pub(super) struct Alloc {
     pub busy: Vec<bool>,
     /// Per output VC: what it may send, its credits or its level (0 or 1).
     pub credit: Vec<u64>,
-    /// Per input port: the output (port, VC) granted to its waiting head.
+    /// Per input port: the output (port, VC) granted to its waiting head
+    /// (after [`Unified::commit_glue`]: only grants that count).
     pub alloc: Vec<Option<(usize, usize)>>,
+    /// Per input port: the grant is the output VC its leaving tail holds,
+    /// on which that tail is sent now.
+    pub handover: Vec<bool>,
 }
 
 impl<const W: usize> Unified<W> {
@@ -38,11 +46,12 @@ impl<const W: usize> Unified<W> {
             })
             .collect();
         // An output VC takes a new packet when no packet holds it and, with
-        // atomic allocation (credit flow control only), its downstream
-        // queue is empty.
+        // atomic allocation (credit flow control only) on a link, its
+        // downstream queue is empty.
         let free: Vec<bool> = (0..pv)
-            .map(|k| !busy[k] && (!self.atomic || credit[k] == self.depth as u64))
+            .map(|k| !busy[k] && (!self.atomic_at(k / v) || credit[k] == self.depth as u64))
             .collect();
+        let usable = |q: usize, k: usize| free[k] || w.own[q] == Some(k);
         for o in 0..p {
             self.valloc.out_free[o].next = true;
             let sum: u64 = (0..v).map(|c| credit[o * v + c]).sum();
@@ -53,8 +62,8 @@ impl<const W: usize> Unified<W> {
         for q in 0..p {
             self.valloc.req[q].next = w.rsel[q].is_some();
             for j in 0..p {
-                let open =
-                    self.links[j * p + q] && (0..v).any(|c| perm[q][j * v + c] && free[j * v + c]);
+                let open = self.links[j * p + q]
+                    && (0..v).any(|c| perm[q][j * v + c] && usable(q, j * v + c));
                 self.valloc.cand[q * p + j].next = PortId::from(j as u64);
                 self.valloc.cand_valid[q * p + j].next = open;
             }
@@ -68,7 +77,7 @@ impl<const W: usize> Unified<W> {
                     continue;
                 }
                 for c in (0..v).rev() {
-                    if perm[q][j * v + c] && free[j * v + c] {
+                    if perm[q][j * v + c] && usable(q, j * v + c) {
                         alloc[q] = Some((j, c));
                     }
                 }
@@ -78,6 +87,32 @@ impl<const W: usize> Unified<W> {
             busy,
             credit,
             alloc,
+            handover: vec![false; p],
+        }
+    }
+
+    /// Whether allocation on output port `o` is atomic: on links only. A
+    /// packet in the local port's queue is consumed by the network
+    /// interface whatever follows it, so that queue is not a channel of
+    /// Duato's dependency graph (the survey §4.2) and may hold two
+    /// packets.
+    pub(super) fn atomic_at(&self, o: usize) -> bool {
+        self.atomic && o > 0
+    }
+
+    /// Keeps the grants that count (after switch allocation): a head
+    /// routed behind a tail keeps its grant only if the tail leaves now.
+    pub(super) fn commit_glue(&self, w: &Waiting<W>, a: &mut Alloc) {
+        let v = self.v;
+        for q in 0..self.p {
+            if !w.behind[q] {
+                continue;
+            }
+            let i = q * v + w.rsel[q].unwrap_or(0);
+            if !(self.fcu[i].out_ready.val() && self.fcu[i].out_tail.val()) {
+                a.alloc[q] = None;
+            }
+            a.handover[q] = a.alloc[q].is_some_and(|(o, c)| w.own[q] == Some(o * v + c));
         }
     }
 
@@ -102,8 +137,25 @@ impl<const W: usize> Unified<W> {
                 .collect();
             line(format!("wire [7:0] bsum${o} = {};", held.join(" + ")));
         }
+        // The chosen head is behind a tail; the output VC that tail holds.
+        for q in 0..p {
+            line(format!(
+                "wire rbeh${q} = rany${q} & {};",
+                super::by_rsel(q, v, |i| format!("behind${i}"))
+            ));
+            line(format!(
+                "wire [{}:0] hport${q} = {};",
+                PORT_BITS - 1,
+                super::by_rsel(q, v, |i| format!("rport${i}$q"))
+            ));
+            line(format!(
+                "wire [{}:0] hvc${q} = {};",
+                VC_BITS - 1,
+                super::by_rsel(q, v, |i| format!("rvc${i}$q"))
+            ));
+        }
         for k in 0..p * v {
-            let empty = if self.atomic {
+            let empty = if self.atomic_at(k / v) {
                 format!(" & (credits${k}$q == {CB}'d{})", self.depth)
             } else {
                 String::new()
@@ -123,7 +175,7 @@ impl<const W: usize> Unified<W> {
             for j in 0..p {
                 let m = q * p + j;
                 let open: Vec<String> = (0..v)
-                    .map(|c| format!("(perm${q}${} & vfree${})", j * v + c, j * v + c))
+                    .map(|c| format!("(perm${q}${} & {})", j * v + c, self.usable(q, j, c)))
                     .collect();
                 // A pair the crossbar does not wire is never a candidate.
                 let open = if self.links[j * p + q] {
@@ -145,16 +197,47 @@ impl<const W: usize> Unified<W> {
             for j in 0..p {
                 for c in (0..v).rev() {
                     line(format!(
-                        "    if (valloc$grant${} & perm${q}${} & vfree${}) begin \
+                        "    if (valloc$grant${} & perm${q}${} & {}) begin \
                          agot${q} = 1'b1; aport${q} = {pb}'d{j}; avc${q} = {vb}'d{c}; end",
                         q * p + j,
                         j * v + c,
-                        j * v + c
+                        self.usable(q, j, c)
                     ));
                 }
             }
         }
         line("end".into());
+        // The grants that count (`commit_glue`) and the handovers.
+        for q in 0..p {
+            line(format!(
+                "wire rleave${q} = {};",
+                super::by_rsel(q, v, |i| format!("(fcu${i}$out_ready & fcu${i}$out_tail)"))
+            ));
+            line(format!(
+                "wire acom${q} = agot${q} & (~rbeh${q} | rleave${q});"
+            ));
+            let local = if self.atomic {
+                format!(" & (aport${q} == {PORT_BITS}'d0)")
+            } else {
+                String::new()
+            };
+            let hand = format!("rbeh${q} & (aport${q} == hport${q}) & (avc${q} == hvc${q}){local}");
+            line(format!("wire ahand${q} = {hand};"));
+        }
+    }
+
+    /// The Verilog condition "output VC (j, c) is usable by input port
+    /// q's waiting head": free, or the one its leaving tail holds.
+    fn usable(&self, q: usize, j: usize, c: usize) -> String {
+        let k = j * self.v + c;
+        if self.atomic_at(j) {
+            format!("vfree${k}")
+        } else {
+            format!(
+                "(vfree${k} | (rbeh${q} & (hport${q} == {}'d{j}) & (hvc${q} == {}'d{c})))",
+                PORT_BITS, VC_BITS
+            )
+        }
     }
 
     /// Look-ahead mux (LAPSES Figure 4b): the granted port's next-router
@@ -258,7 +341,7 @@ impl<const W: usize> Unified<W> {
     pub(super) fn held_state_verilog(&self, line: &mut impl FnMut(String), q: usize, c: usize) {
         let (vb, pb) = (VC_BITS, PORT_BITS);
         let i = q * self.v + c;
-        let granted = format!("(agot${q} & (rsel${q} == {vb}'d{c}))");
+        let granted = format!("(acom${q} & (rsel${q} == {vb}'d{c}))");
         line(format!(
             "    if (rst) routed${i}$d = 1'b0; else if {granted} routed${i}$d = 1'b1; \
              else if (fcu${i}$out_ready & fcu${i}$out_tail) routed${i}$d = 1'b0; \
@@ -314,7 +397,7 @@ impl<const W: usize> Unified<W> {
         let (vb, pb) = (VC_BITS, PORT_BITS);
         let k = o * self.v + c;
         let taken: Vec<String> = (0..self.p)
-            .map(|q| format!("(agot${q} & (aport${q} == {pb}'d{o}) & (avc${q} == {vb}'d{c}))"))
+            .map(|q| format!("(acom${q} & (aport${q} == {pb}'d{o}) & (avc${q} == {vb}'d{c}))"))
             .collect();
         let sent = format!("(xbar$out_valid${o} & (out_vc${o} == {vb}'d{c}))");
         line(format!(
