@@ -77,6 +77,7 @@
 #![warn(missing_docs)]
 
 pub mod algo;
+pub mod analysis;
 pub mod blocks;
 pub mod cli;
 pub mod commands;

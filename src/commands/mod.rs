@@ -8,6 +8,7 @@
 //! (`--dims 40 is out of range`), while the library below them speaks of
 //! parameters.
 
+pub mod analyze;
 pub mod bench;
 pub mod block;
 pub mod check;
@@ -58,6 +59,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Some(Command::Fpga(args)) => fpga::run(args),
         Some(Command::Sim(args)) => sim::run(args),
         Some(Command::Bench(args)) => bench::run(args),
+        Some(Command::Analyze(args)) => analyze::run(args),
         None => generate::run(cli),
     }
 }
