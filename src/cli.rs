@@ -99,6 +99,9 @@ pub enum Command {
     /// print: Dally's k-ary n-cube model (Table I, Figures 8-10 and 14-17)
     /// and Quaglia et al.'s adaptive torus model (Tables 1 and 2).
     Analyze(AnalyzeArgs),
+    /// A study: routergen's routers simulated beside a paper's model and
+    /// printed values, written as DIR/README.md and SVG plots.
+    Study(StudyArgs),
 }
 
 /// The arguments of `routergen synth`.
@@ -620,4 +623,33 @@ pub struct AnalyzeArgs {
     /// Write the paper's figures as SVG into DIR (created if missing).
     #[arg(short = 'o', long = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
+}
+
+/// The study `routergen study` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StudyName {
+    /// Dally's networks under constant bisection, dimension-order routers.
+    Dally,
+    /// Quaglia et al.'s tori, Duato's fully adaptive routers.
+    Quaglia,
+}
+
+/// The arguments of `routergen study`.
+#[derive(Debug, Args)]
+pub struct StudyArgs {
+    /// dally or quaglia.
+    #[arg(value_enum)]
+    pub study: StudyName,
+
+    /// Directory for README.md and the plots (created if missing).
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// A tiny network and few cycles (seconds), as the test suite runs it.
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Simulation engine: rust or verilator.
+    #[arg(long, value_enum, default_value = "rust")]
+    pub engine: crate::sim::EngineKind,
 }

@@ -92,6 +92,7 @@ pub mod output;
 pub mod router;
 pub mod sim;
 pub mod spec;
+pub mod study;
 pub mod synth;
 
 pub use error::{Error, Result};

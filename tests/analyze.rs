@@ -407,3 +407,55 @@ fn the_quoted_reports_are_what_the_binary_prints() {
         assert_eq!(quoted, stdout(&routergen(&["analyze", paper])), "{paper}");
     }
 }
+
+/// The studies at quick scale: invariants that hold whatever the numbers.
+/// Latency is at least the mean minimal hop count plus the message's flits;
+/// accepted traffic is not above offered, but for the packets created in
+/// warm-up and ejected in the measured window (allowed: two messages per
+/// node over the window); below saturation the simulation is within a
+/// factor 2 of the model either way (the model counts one cycle per hop,
+/// the routers a few; Dally's unidirectional distance is up to twice the
+/// bidirectional one).
+#[test]
+fn studies_at_quick_scale_keep_their_invariants() {
+    use routergen::sim::EngineKind;
+    use routergen::study::{self, Scale};
+    let quiet = |_: &str| {};
+    for (report, flits) in [
+        (
+            study::quaglia(Scale::Quick, EngineKind::Rust, &quiet).unwrap(),
+            vec![12.0],
+        ),
+        (
+            study::dally(Scale::Quick, EngineKind::Rust, &quiet).unwrap(),
+            vec![16.0, 32.0],
+        ),
+    ] {
+        assert!(report.points.len() >= 2);
+        assert!(report.markdown.contains("Regenerate: `routergen study"));
+        assert!(report.figures[0].1.contains("<polyline"));
+        for p in &report.points {
+            let lat = p
+                .latency
+                .unwrap_or_else(|| panic!("{p:?}: nothing measured"));
+            assert!(lat >= p.bound, "{p:?}: latency below the bound");
+            let slack = 2.0 * flits.iter().cloned().fold(0.0, f64::max) / 400.0;
+            assert!(
+                p.accepted <= p.offered + slack,
+                "{p:?}: accepted above offered"
+            );
+            let m = p.model.expect("below the model's saturation");
+            assert!(
+                lat / m <= 2.0 && m / lat <= 2.0,
+                "{p:?}: model and sim apart"
+            );
+        }
+    }
+}
+
+#[test]
+fn study_needs_an_output_directory() {
+    let out = routergen(&["study", "quaglia", "--quick"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--out"), "{}", stderr(&out));
+}

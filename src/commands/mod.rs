@@ -16,6 +16,7 @@ pub mod fpga;
 pub mod generate;
 pub mod model;
 pub mod sim;
+pub mod study;
 pub mod synth;
 
 use std::path::Path;
@@ -60,6 +61,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Some(Command::Sim(args)) => sim::run(args),
         Some(Command::Bench(args)) => bench::run(args),
         Some(Command::Analyze(args)) => analyze::run(args),
+        Some(Command::Study(args)) => study::run(args),
         None => generate::run(cli),
     }
 }
