@@ -7,7 +7,7 @@ CARGO ?= cargo
 # cargo-nextest when present (clearer report, parallel per test), else cargo test.
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 
-.PHONY: test tools check-style router gen-time matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot
+.PHONY: test tools check-style router gen-time matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot studies
 
 test: tools check-style
 ifeq ($(NEXTEST),yes)
@@ -70,3 +70,9 @@ sim-bench:
 sim-plot:
 	$(CARGO) run -- sim --algos dor,duato --load 0.1,0.2,0.3,0.4,0.5,0.6 \
 	  --warmup 500 --measure 2000 --svg docs/sim-latency.svg --csv docs/sim-latency.csv
+
+# The studies of docs/analyze.md: routergen's routers simulated beside the
+# papers' models, written into docs/studies/<name>/ (long: release build).
+studies:
+	$(CARGO) run --release -- study quaglia -o docs/studies/quaglia
+	$(CARGO) run --release -- study dally -o docs/studies/dally

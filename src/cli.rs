@@ -95,6 +95,13 @@ pub enum Command {
     /// Measures simulation speed: router-cycles per second of each engine
     /// on an 8x8 mesh under uniform traffic.
     Bench(BenchArgs),
+    /// The papers' analytic performance models beside the values they
+    /// print: Dally's k-ary n-cube model (Table I, Figures 8-10 and 14-17)
+    /// and Quaglia et al.'s adaptive torus model (Tables 1 and 2).
+    Analyze(AnalyzeArgs),
+    /// A study: routergen's routers simulated beside a paper's model and
+    /// printed values, written as DIR/README.md and SVG plots.
+    Study(StudyArgs),
 }
 
 /// The arguments of `routergen synth`.
@@ -571,4 +578,78 @@ fn parse_on_off(s: &str) -> Result<bool, String> {
         "off" | "false" | "no" | "0" => Ok(false),
         _ => Err(format!("expected on or off, got '{s}'")),
     }
+}
+
+/// The paper whose model `routergen analyze` evaluates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AnalyzePaper {
+    /// Dally (1990): k-ary n-cubes under constant bisection.
+    Dally,
+    /// Quaglia, Ciciani, Colajanni (2002): adaptive wormhole in a k x k torus.
+    Quaglia,
+}
+
+/// The arguments of `routergen analyze`.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// dally or quaglia.
+    #[arg(value_enum)]
+    pub paper: AnalyzePaper,
+
+    /// Evaluate one network instead of the paper's tables: nodes per
+    /// dimension k (dally: 2 to 4096; quaglia: the k x k torus, a multiple of 4).
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    pub radix: Option<i64>,
+
+    /// Dimensions n of the network of --radix (dally only) [default: 2].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub dims: Option<i64>,
+
+    /// Message length of the network of --radix, in bits for dally [default: 200], flits for
+    /// quaglia [default: 12].
+    #[arg(long, value_name = "L", allow_negative_numbers = true)]
+    pub length: Option<f64>,
+
+    /// Loads for --radix, comma-separated: bits/cycle/node for dally,
+    /// messages/cycle/node for quaglia [default: the paper's table loads].
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    pub loads: Vec<f64>,
+
+    /// Write the paper's figures as SVG into DIR (created if missing).
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// The study `routergen study` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StudyName {
+    /// Dally's networks under constant bisection, dimension-order routers.
+    Dally,
+    /// Quaglia et al.'s tori, Duato's fully adaptive routers.
+    Quaglia,
+}
+
+/// The arguments of `routergen study`.
+#[derive(Debug, Args)]
+pub struct StudyArgs {
+    /// dally or quaglia.
+    #[arg(value_enum)]
+    pub study: StudyName,
+
+    /// Directory for README.md and the plots (created if missing).
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// A tiny network and few cycles (seconds), as the test suite runs it.
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Simulation engine: rust or verilator.
+    #[arg(long, value_enum, default_value = "rust")]
+    pub engine: crate::sim::EngineKind,
 }

@@ -77,6 +77,7 @@
 #![warn(missing_docs)]
 
 pub mod algo;
+pub mod analysis;
 pub mod blocks;
 pub mod cli;
 pub mod commands;
@@ -91,6 +92,7 @@ pub mod output;
 pub mod router;
 pub mod sim;
 pub mod spec;
+pub mod study;
 pub mod synth;
 
 pub use error::{Error, Result};

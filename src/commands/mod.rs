@@ -8,6 +8,7 @@
 //! (`--dims 40 is out of range`), while the library below them speaks of
 //! parameters.
 
+pub mod analyze;
 pub mod bench;
 pub mod block;
 pub mod check;
@@ -15,6 +16,7 @@ pub mod fpga;
 pub mod generate;
 pub mod model;
 pub mod sim;
+pub mod study;
 pub mod synth;
 
 use std::path::Path;
@@ -58,6 +60,8 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Some(Command::Fpga(args)) => fpga::run(args),
         Some(Command::Sim(args)) => sim::run(args),
         Some(Command::Bench(args)) => bench::run(args),
+        Some(Command::Analyze(args)) => analyze::run(args),
+        Some(Command::Study(args)) => study::run(args),
         None => generate::run(cli),
     }
 }

@@ -1,0 +1,420 @@
+//! Studies: routergen's own routers simulated ([`crate::sim`]) beside a
+//! paper's analytic model and its printed values, written as a Markdown
+//! table and SVG plots (`routergen study`).
+//!
+//! - [`dally`]: Dally's k-ary n-cubes under constant bisection, emulated by
+//!   message length: a message of L bits is L/W flits with W = k/2 (eq. 7);
+//! - [`quaglia`]: Duato's fully adaptive routing on k x k tori at the
+//!   generation rates and message length of Quaglia et al.'s Tables 1-2.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use crate::algo::Network;
+use crate::analysis::svg::{Plot, Series};
+use crate::analysis::{dally as dm, quaglia as qm};
+use crate::error::{Error, Result};
+use crate::sim::stats::Stats;
+use crate::sim::traffic::{bisection_rate, Injection, Length, Pattern};
+use crate::sim::{self, Control, EngineKind, SimConfig};
+use crate::spec::{Algorithm, RouterSpec, SpecInput, Topology};
+
+/// The scale of a study.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    /// A tiny network and few cycles: seconds, for the test suite.
+    Quick,
+    /// The papers' networks and enough cycles for steady state.
+    Full,
+}
+
+/// What a study produced.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The Markdown page (tables, the command, engine and run time).
+    pub markdown: String,
+    /// SVG plots by file name.
+    pub figures: Vec<(String, String)>,
+    /// One row per simulated point.
+    pub points: Vec<Point>,
+}
+
+/// One simulated point beside the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// The network, e.g. "8x8 torus".
+    pub network: String,
+    /// The load on the paper's axis (bits/cycle/node for Dally,
+    /// messages/cycle/node for Quaglia).
+    pub paper_load: f64,
+    /// Offered flits per node per cycle.
+    pub offered: f64,
+    /// Accepted flits per node per cycle.
+    pub accepted: f64,
+    /// Mean simulated latency, cycles (None: nothing measured).
+    pub latency: Option<f64>,
+    /// Lower bound on any latency: mean minimal hops + message flits.
+    pub bound: f64,
+    /// The model's latency at the same load (None: saturated).
+    pub model: Option<f64>,
+    /// The simulation's zero-load latency (its lowest-load point).
+    pub sim_zero: Option<f64>,
+}
+
+/// Mean minimal hop count between distinct nodes of `net` under uniform traffic.
+pub fn mean_min_hops(net: &Network) -> f64 {
+    let k = net.radix;
+    let per_dim: f64 = match net.topology {
+        Topology::Torus => (0..k).map(|d| f64::from(d.min(k - d))).sum::<f64>() / f64::from(k),
+        Topology::Mesh => {
+            let s: u32 = (0..k)
+                .flat_map(|a| (0..k).map(move |b| a.abs_diff(b)))
+                .sum();
+            f64::from(s) / f64::from(k * k)
+        }
+        Topology::Hypercube => 0.5,
+    };
+    let n = f64::from(net.nodes());
+    f64::from(net.dims) * per_dim * n / (n - 1.0)
+}
+
+fn spec(topology: Topology, dims: u32, radix: u32, algorithm: Algorithm) -> Result<RouterSpec> {
+    let spec = SpecInput {
+        topology: Some(topology),
+        dims: Some(i64::from(dims)),
+        radix: Some(i64::from(radix)),
+        algorithm: Some(algorithm),
+        flit_width: Some(32),
+        ..SpecInput::default()
+    }
+    .resolve()?
+    .spec;
+    crate::router::supported(&spec)?;
+    Ok(spec)
+}
+
+/// One simulation of `spec` at `flit_rate` flits/node/cycle.
+fn simulate(
+    spec: &RouterSpec,
+    flits: u32,
+    flit_rate: f64,
+    scale: Scale,
+    engine: EngineKind,
+) -> Result<Stats> {
+    let net = Network::new(spec.topology, spec.dims, spec.radix)?;
+    let (warmup, measure) = match scale {
+        Scale::Quick => (100, 400),
+        Scale::Full => (2_000, 10_000),
+    };
+    let cfg = SimConfig {
+        pattern: Pattern::Uniform,
+        length: Length::Fixed(flits),
+        injection: Injection::Exponential,
+        load: flit_rate / bisection_rate(&net),
+        warmup,
+        measure,
+        drain: 20_000,
+        seed: 1,
+        ..SimConfig::new(spec.clone())
+    };
+    let mut e = sim::build_engine(&cfg, engine)?;
+    Ok(sim::run(&cfg, e.as_mut(), &Control::default())?.stats)
+}
+
+fn header(title: &str, command: &str, engine: EngineKind, started: Instant) -> String {
+    format!(
+        "# {title}\n\nRegenerate: `{command}` (engine {}, ran {:.1} s).\n\n",
+        match engine {
+            EngineKind::Rust => "rust",
+            EngineKind::Verilator => "verilator",
+        },
+        started.elapsed().as_secs_f64()
+    )
+}
+
+fn fmt_opt(x: Option<f64>) -> String {
+    x.map_or("-".into(), |v| format!("{v:.2}"))
+}
+
+/// Fills each point's `sim_zero` with the latency at its network's lowest load.
+fn zero_loads(points: &mut [Point]) {
+    let nets: Vec<String> = points.iter().map(|p| p.network.clone()).collect();
+    for net in nets {
+        let z = points
+            .iter()
+            .filter(|p| p.network == net)
+            .min_by(|a, b| a.paper_load.total_cmp(&b.paper_load))
+            .and_then(|p| p.latency);
+        for p in points.iter_mut().filter(|p| p.network == net) {
+            p.sim_zero = z;
+        }
+    }
+}
+
+/// Quaglia et al.'s Tables 1-2 beside Duato's algorithm on our tori:
+/// 12-flit messages, exponential inter-arrival, uniform destinations, at
+/// the paper's generation rates. `progress` is told each point.
+pub fn quaglia(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Result<Report> {
+    let started = Instant::now();
+    let (sides, rates): (Vec<u32>, Vec<f64>) = match scale {
+        Scale::Quick => (vec![4], vec![0.001, 0.01]),
+        Scale::Full => (vec![4, 8, 12, 16], qm::RATES.to_vec()),
+    };
+    let flits = qm::TABLE_LENGTH as u32;
+    let mut points = Vec::new();
+    let mut table = String::from(
+        "| torus | rate (msg/cycle/node) | sim latency | sim contention | model | model \
+         contention | paper model | paper sim | accepted / offered |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for k in sides {
+        let spec = spec(Topology::Torus, 2, k, Algorithm::Duato)?;
+        let net = Network::new(Topology::Torus, 2, k)?;
+        let printed = qm::TABLES.iter().find(|t| t.0 == k).map(|t| t.1);
+        let mut rows = Vec::new();
+        for &rate in &rates {
+            let flit_rate = rate * f64::from(flits);
+            if flit_rate > bisection_rate(&net) {
+                continue;
+            }
+            progress(&format!("quaglia: {k}x{k} torus, rate {rate}"));
+            let s = simulate(&spec, flits, flit_rate, scale, engine)?;
+            let p = Point {
+                network: format!("{k}x{k} torus"),
+                paper_load: rate,
+                offered: s.offered,
+                accepted: s.accepted,
+                latency: s.mean_latency(),
+                bound: mean_min_hops(&net) + f64::from(flits),
+                model: qm::solve(k, qm::TABLE_LENGTH, rate).ok().map(|x| x.latency),
+                sim_zero: None,
+            };
+            rows.push(p);
+        }
+        zero_loads(&mut rows);
+        let mz = qm::zero_load_latency(k, qm::TABLE_LENGTH);
+        for p in &rows {
+            let paper = printed.and_then(|t| t.iter().find(|r| r.0 == p.paper_load));
+            let _ = writeln!(
+                table,
+                "| {}x{} | {} | {} | {} | {} | {} | {} | {} | {:.4} / {:.4} |",
+                k,
+                k,
+                p.paper_load,
+                fmt_opt(p.latency),
+                fmt_opt(p.latency.zip(p.sim_zero).map(|(a, b)| a - b)),
+                fmt_opt(p.model),
+                fmt_opt(p.model.map(|m| m - mz)),
+                paper.map_or("-".into(), |r| format!("{:.2}", r.2)),
+                paper.map_or("-".into(), |r| format!("{:.2}", r.1)),
+                p.accepted,
+                p.offered
+            );
+        }
+        points.extend(rows);
+    }
+    let series = plot_series(&points, |p| p.model);
+    let plot = Plot {
+        title: "Duato on k x k tori, 12 flits: simulation (points) and Quaglia's model (lines)"
+            .into(),
+        x_label: "generation rate (messages/cycle/node)".into(),
+        y_label: "mean latency (cycles)".into(),
+        y_max: None,
+        series,
+    };
+    let mut md = header(
+        "Quaglia et al. (2002) beside routergen's Duato routers",
+        &command("quaglia", scale),
+        engine,
+        started,
+    );
+    md.push_str(&table);
+    md.push_str(
+        "\nThe model counts one cycle per hop and per flit; routergen's routers take \
+         several cycles per hop (routing, VC and switch allocation, link), so the simulated \
+         latency sits above the model by a constant. The contention columns subtract each \
+         side's zero-load latency (the simulation's lowest rate, the model's eq. 45 limit) \
+         and compare what load adds. Loads the local port cannot offer are left out.\n\n\
+         ![latency](quaglia-latency.svg)\n",
+    );
+    Ok(Report {
+        markdown: md,
+        figures: vec![("quaglia-latency.svg".into(), plot.to_svg())],
+        points,
+    })
+}
+
+/// Model lines and simulation points, one colour per network.
+fn plot_series(points: &[Point], model: impl Fn(&Point) -> Option<f64>) -> Vec<Series> {
+    let mut nets: Vec<&str> = Vec::new();
+    for p in points {
+        if !nets.contains(&p.network.as_str()) {
+            nets.push(&p.network);
+        }
+    }
+    let mut out = Vec::new();
+    for (i, net) in nets.iter().enumerate() {
+        let mine: Vec<&Point> = points.iter().filter(|p| p.network == *net).collect();
+        out.push(Series {
+            name: format!("{net} model"),
+            points: mine
+                .iter()
+                .filter_map(|p| model(p).map(|m| (p.paper_load, m)))
+                .collect(),
+            line: true,
+            colour: i,
+            marker: None,
+        });
+        out.push(Series {
+            name: format!("{net} sim"),
+            points: mine
+                .iter()
+                .filter_map(|p| p.latency.map(|l| (p.paper_load, l)))
+                .collect(),
+            line: false,
+            colour: i,
+            marker: None,
+        });
+    }
+    out
+}
+
+fn command(name: &str, scale: Scale) -> String {
+    match scale {
+        Scale::Quick => format!("routergen study {name} --quick -o DIR"),
+        Scale::Full => "make studies".into(),
+    }
+}
+
+/// Dally's networks simulated with dimension-order routers: a k-ary
+/// n-cube (a torus, or a hypercube for k = 2) with L = 200-bit messages of
+/// L/W flits (W = k/2, eq. 7), at Dally's loads in bits/cycle/node,
+/// beside eqs. (22)-(24) and Table I.
+pub fn dally(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Result<Report> {
+    let started = Instant::now();
+    let (nets, loads): (Vec<(u32, u32)>, Vec<f64>) = match scale {
+        Scale::Quick => (vec![(4, 2), (2, 4)], vec![0.02, 0.1]),
+        Scale::Full => (
+            vec![(32, 2), (4, 5), (2, 10)],
+            vec![0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3],
+        ),
+    };
+    // Quick: 32-bit messages, so a short run still sees many of them.
+    let length = match scale {
+        Scale::Quick => 32.0,
+        Scale::Full => dm::TABLE_I_LENGTH,
+    };
+    let mut points = Vec::new();
+    let mut table = String::from(
+        "| network | lambda (bits/cycle/node) | flits per message | sim latency | sim \
+         contention | model | model contention | Table I | accepted / offered (flits) |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
+    );
+    for (k, n) in nets {
+        let topology = if k == 2 {
+            Topology::Hypercube
+        } else {
+            Topology::Torus
+        };
+        let spec = spec(topology, n, k, Algorithm::DimensionOrder)?;
+        let net = Network::new(topology, n, k)?;
+        let cube = dm::Cube {
+            radix: f64::from(k),
+            dims: n,
+        };
+        let w = dm::channel_width(cube.radix);
+        let flits = (length / w).ceil() as u32;
+        let printed = dm::TABLE_I
+            .iter()
+            .find(|c| (c.radix, c.dims) == (k, n))
+            .copied();
+        let mut rows = Vec::new();
+        for &lam in &loads {
+            let flit_rate = lam / w;
+            if flit_rate > bisection_rate(&net) {
+                continue;
+            }
+            progress(&format!("dally: {}, lambda {lam}", cube.name()));
+            let s = simulate(&spec, flits, flit_rate, scale, engine)?;
+            rows.push(Point {
+                network: cube.name(),
+                paper_load: lam,
+                offered: s.offered,
+                accepted: s.accepted,
+                latency: s.mean_latency(),
+                bound: mean_min_hops(&net) + f64::from(flits),
+                model: dm::latency(cube, length, lam, dm::Queueing::None),
+                sim_zero: None,
+            });
+        }
+        zero_loads(&mut rows);
+        let mz = dm::zero_load_latency(cube, length);
+        for p in &rows {
+            let t1 = printed.and_then(|c| {
+                dm::TABLE_I_LOADS
+                    .iter()
+                    .position(|l| (l - p.paper_load).abs() < 1e-12)
+                    .map(|i| c.latency[i])
+            });
+            let _ = writeln!(
+                table,
+                "| {} | {} | {flits} | {} | {} | {} | {} | {} | {:.4} / {:.4} |",
+                p.network,
+                p.paper_load,
+                fmt_opt(p.latency),
+                fmt_opt(p.latency.zip(p.sim_zero).map(|(a, b)| a - b)),
+                fmt_opt(p.model),
+                fmt_opt(p.model.map(|m| m - mz)),
+                t1.map_or("-".into(), |v| format!("{v}")),
+                p.accepted,
+                p.offered
+            );
+        }
+        points.extend(rows);
+    }
+    let plot = Plot {
+        title: "Dimension order under constant bisection: simulation (points), Dally (lines)"
+            .into(),
+        x_label: "traffic lambda (bits/cycle/node)".into(),
+        y_label: "mean latency (cycles)".into(),
+        y_max: None,
+        series: plot_series(&points, |p| p.model),
+    };
+    let mut md = header(
+        "Dally (1990) beside routergen's dimension-order routers",
+        &command("dally", scale),
+        engine,
+        started,
+    );
+    let _ = writeln!(md, "L = {length} bits.\n");
+    md.push_str(&table);
+    md.push_str(
+        "\nConstant bisection is emulated by message length: an L-bit message is \
+         ceil(L / W) flits with W = k/2 (eq. 7); one flit per cycle per channel. \
+         Dally's networks are unidirectional; routergen's tori are bidirectional (half \
+         the average distance, twice the channels) and its routers take several cycles per \
+         hop, so the zero-load latencies differ; the contention columns subtract each \
+         side's zero-load latency. Loads the local port cannot offer are left out.\n\n\
+         ![latency](dally-latency.svg)\n",
+    );
+    Ok(Report {
+        markdown: md,
+        figures: vec![("dally-latency.svg".into(), plot.to_svg())],
+        points,
+    })
+}
+
+/// Writes `report` into `dir` (created if missing): README.md and the SVGs.
+pub fn write(report: &Report, dir: &std::path::Path) -> Result<()> {
+    let out = |e: std::io::Error, p: &std::path::Path| Error::Output {
+        path: p.to_path_buf(),
+        message: e.to_string(),
+    };
+    std::fs::create_dir_all(dir).map_err(|e| out(e, dir))?;
+    let md = dir.join("README.md");
+    std::fs::write(&md, &report.markdown).map_err(|e| out(e, &md))?;
+    for (name, svg) in &report.figures {
+        let p = dir.join(name);
+        std::fs::write(&p, svg).map_err(|e| out(e, &p))?;
+    }
+    Ok(())
+}

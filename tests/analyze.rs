@@ -1,0 +1,461 @@
+//! The analytic models of `routergen analyze` against the papers.
+//!
+//! The oracle is the papers' text: Dally's Table I and Quaglia et al.'s
+//! Tables 1 and 2 are parsed from it, and the statements the papers make
+//! about their models (which dimension is fastest, how much latency
+//! contention adds) are checked where they are printed. Where the
+//! formulas do not reproduce a printed value, the difference is recorded
+//! here and bounded, not hidden.
+
+mod common;
+
+use common::{paper, routergen, stderr, stdout};
+use routergen::analysis::dally::{self, Cube, Queueing, WireDelay};
+use routergen::analysis::quaglia;
+
+const DALLY: &str = "dally-kary-ncube-performance.txt";
+const QUAGLIA: &str = "quaglia-adaptive-torus.txt";
+
+/// The numbers of the tab-separated row of `text` that starts with `label`.
+fn row(text: &str, label: &str) -> Vec<f64> {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("no row {label:?} in the paper"));
+    line.split('\t')
+        .skip(1)
+        .filter(|c| !c.trim().is_empty())
+        .map(|c| {
+            c.trim()
+                .trim_end_matches('.')
+                .parse()
+                .unwrap_or_else(|_| panic!("{c:?} in {line:?}"))
+        })
+        .collect()
+}
+
+/// Table I as printed: (n, k, max throughput, latency at 0.1, 0.2, 0.3).
+fn table_i() -> Vec<(u32, u32, f64, [f64; 3])> {
+    let text = paper(DALLY);
+    let dims = row(&text, "Dimension\t");
+    let radix = row(&text, "radix\t");
+    let thr = row(&text, "Max Throughput\t");
+    let lat: Vec<Vec<f64>> = ["0.1", "0.2", "0.3"]
+        .iter()
+        .map(|l| row(&text, &format!("Latency $\\lambda = {l}$")))
+        .collect();
+    assert_eq!(dims.len(), 8);
+    (0..8)
+        .map(|i| {
+            (
+                dims[i] as u32,
+                radix[i] as u32,
+                thr[i],
+                [lat[0][i], lat[1][i], lat[2][i]],
+            )
+        })
+        .collect()
+}
+
+/// Table I's latencies: the model of eqs. (22)-(24), L = 200, within one
+/// unit of the last printed digit. The table prints three significant
+/// figures and truncates some of them (the model's 46.19 and 59.39 are
+/// printed 46.1 and 59.3, its 160.77 is printed 161), so half a unit is
+/// too tight and one unit is the tolerance.
+#[test]
+fn table_i_latencies_are_reproduced() {
+    for (n, k, _, printed) in table_i() {
+        let cube = Cube {
+            radix: f64::from(k),
+            dims: n,
+        };
+        for (lambda, p) in [0.1, 0.2, 0.3].into_iter().zip(printed) {
+            let m = dally::latency(cube, 200.0, lambda, Queueing::None)
+                .unwrap_or_else(|| panic!("{k}-ary {n}-cube saturated at {lambda}"));
+            let unit = dally::printed_unit(p);
+            assert!(
+                (m - p).abs() <= unit,
+                "{k}-ary {n}-cube at lambda {lambda}: model {m:.3}, paper {p} (tolerance {unit})"
+            );
+        }
+    }
+}
+
+/// Table I's maximum throughput: the largest lambda at which eqs.
+/// (22)-(24) give a source service time of at most 1/lambda_E (§III-B).
+/// Printed with two decimals, so within 0.01 (one unit, as above) — except
+/// the two 1K-node networks of lowest radix, where the paper's values lie
+/// below what its equations give. Those differences are recorded here.
+#[test]
+fn table_i_throughputs_are_reproduced_or_recorded() {
+    // (n, k) -> model minus paper, as computed by eqs. (22)-(24).
+    let recorded = [((5, 4), 0.014), ((10, 2), 0.033)];
+    for (n, k, p, _) in table_i() {
+        let cube = Cube {
+            radix: f64::from(k),
+            dims: n,
+        };
+        let m = dally::max_throughput(cube, 200.0);
+        match recorded.iter().find(|r| r.0 == (n, k)) {
+            Some((_, diff)) => assert!(
+                (m - p - diff).abs() < 0.002,
+                "{k}-ary {n}-cube: model {m:.4}, paper {p}, recorded difference {diff}"
+            ),
+            None => assert!(
+                (m - p).abs() <= 0.01,
+                "{k}-ary {n}-cube: model {m:.4}, paper {p}"
+            ),
+        }
+    }
+}
+
+/// The library's copy of Table I (shown by `routergen analyze dally`) is
+/// the paper's.
+#[test]
+fn the_printed_copy_of_table_i_is_the_papers() {
+    let parsed = table_i();
+    for (col, (n, k, thr, lat)) in dally::TABLE_I.iter().zip(parsed) {
+        assert_eq!((col.dims, col.radix), (n, k));
+        assert_eq!(col.max_throughput, thr);
+        assert_eq!(col.latency, lat);
+    }
+}
+
+/// §III-B: "At lambda = 0.2, the 32-ary 2-cube has ~1/5 the latency of the
+/// binary 10-cube. At this point, the additional latency due to contention
+/// in the 32-ary 2-cube is 7T_c compared to 64T_c". Whole cycles printed:
+/// within 0.5.
+#[test]
+fn contention_latency_at_lambda_0_2() {
+    let text = paper(DALLY);
+    assert!(text.contains("is  $7T_c$  compared to  $64T_c$"));
+    let extra = |k: f64, n: u32| {
+        let c = Cube { radix: k, dims: n };
+        dally::latency(c, 200.0, 0.2, Queueing::None).unwrap() - dally::zero_load_latency(c, 200.0)
+    };
+    assert!((extra(32.0, 2) - 7.0).abs() <= 0.5, "{}", extra(32.0, 2));
+    assert!((extra(2.0, 10) - 64.0).abs() <= 0.5, "{}", extra(2.0, 10));
+    let ratio = dally::latency(Cube::with_nodes(1024.0, 2), 200.0, 0.2, Queueing::None).unwrap()
+        / dally::latency(Cube::with_nodes(1024.0, 10), 200.0, 0.2, Queueing::None).unwrap();
+    assert!((0.15..0.25).contains(&ratio), "{ratio}");
+}
+
+/// §III-B: "For 4K networks, a 16-ary 3-cube gives the lowest latency when
+/// lambda < 0.2 ... a 64-ary 2-cube gives the lowest latency when
+/// lambda > 0.2" (read off Fig. 15, so the crossover within 0.2 to 0.25).
+#[test]
+fn the_4k_crossover_is_near_0_2() {
+    let nets = dally::figure_networks(4096);
+    let best = |lam: f64| {
+        nets.iter()
+            .min_by(|a, b| {
+                let la = dally::latency(**a, 200.0, lam, Queueing::None).unwrap_or(f64::MAX);
+                let lb = dally::latency(**b, 200.0, lam, Queueing::None).unwrap_or(f64::MAX);
+                la.total_cmp(&lb)
+            })
+            .map(|c| (c.radix as u32, c.dims))
+            .unwrap()
+    };
+    for lam in [0.0, 0.05, 0.1, 0.15, 0.2] {
+        assert_eq!(best(lam), (16, 3), "lambda {lam}");
+    }
+    for lam in [0.25, 0.3] {
+        assert_eq!(best(lam), (64, 2), "lambda {lam}");
+    }
+    // For 1K networks, a 32-ary 2-cube always gives the lowest latency.
+    for lam in [0.0, 0.1, 0.2, 0.3] {
+        let l = |n| dally::latency(Cube::with_nodes(1024.0, n), 200.0, lam, Queueing::None);
+        assert!(l(2).unwrap() < l(5).unwrap() && l(2).unwrap() < l(10).unwrap());
+    }
+}
+
+/// §III-A, Figs. 8-10 (L = 150, non-integer radix): least latency at
+/// n = 2, 4, 5 with constant delay, 2, 3, 5 with logarithmic delay and
+/// n = 2 with linear delay, for 256, 16K and 1M nodes.
+#[test]
+fn best_dimensions_of_figures_8_to_10() {
+    let text = paper(DALLY);
+    assert!(text.contains("minimum latencies are achieved for  $n = 2, 4,$  and  $5,$"));
+    assert!(text.contains("With  $N = 16K$ , the lowest latency occurs when  $n$  is three"));
+    assert!(text.contains("a torus ( $n = 2$ ) always gives the lowest latency"));
+    for (delay, paper) in dally::BEST_DIMENSIONS {
+        for (nodes, p) in dally::FIGURE_8_NODES.into_iter().zip(paper) {
+            assert_eq!(
+                dally::best_dimension(nodes, 150.0, delay),
+                p,
+                "{} delay, {nodes} nodes",
+                delay.name()
+            );
+        }
+    }
+    // Constant delay makes eq. (18) eq. (12).
+    let c = Cube::with_nodes(16_384.0, 4);
+    assert_eq!(
+        dally::wire_latency(c, 150.0, WireDelay::Constant),
+        dally::zero_load_latency(c, 150.0)
+    );
+}
+
+/// Eq. (9) and §III: "A two-dimensional network with 1M nodes requires
+/// 2048 pins ... a dimension 4 node has only 128 pins."
+#[test]
+fn pins_per_node() {
+    assert_eq!(
+        dally::pins(Cube::with_nodes(1_048_576.0, 2)).round(),
+        2048.0
+    );
+    assert_eq!(dally::pins(Cube::with_nodes(1_048_576.0, 4)).round(), 128.0);
+}
+
+/// Eq. (27) is printed "Theta_HS = W = k - 1", but eq. (7) makes W = k/2;
+/// the model follows eq. (7) and the report shows both.
+#[test]
+fn hot_spot_follows_eq_7_and_shows_the_printed_formula() {
+    assert!(paper(DALLY).contains("\\Theta_{HS} = W = k - 1"));
+    let c = Cube {
+        radix: 32.0,
+        dims: 2,
+    };
+    assert_eq!(dally::hot_spot_throughput(c), 16.0);
+    assert_eq!(dally::hot_spot_as_printed(c), 31.0);
+    let out = stdout(&routergen(&["analyze", "dally"]));
+    assert!(out.contains("16 (printed 31)"), "{out}");
+}
+
+/// One printed row: (rate, simulation, model).
+type Row = (f64, f64, f64);
+
+/// Tables 1 and 2 as printed: per torus side, its rows.
+fn quaglia_tables() -> Vec<(u32, Vec<Row>)> {
+    let text = paper(QUAGLIA);
+    let mut t1 = (vec![], vec![]);
+    let mut t2 = (vec![], vec![]);
+    for line in text.lines() {
+        let cells: Vec<&str> = line.split('\t').map(str::trim).collect();
+        let Ok(rate) = cells[0].parse::<f64>() else {
+            continue;
+        };
+        if !(0.0..0.1).contains(&rate) || cells.len() < 4 {
+            continue;
+        }
+        let num = |i: usize| cells.get(i).and_then(|c| c.parse::<f64>().ok());
+        // Table 1's rows end in a tab (its last column is empty in the text).
+        let target = if line.ends_with('\t') {
+            &mut t1
+        } else {
+            &mut t2
+        };
+        if let (Some(s), Some(m)) = (num(1), num(2)) {
+            target.0.push((rate, s, m));
+        }
+        if let (Some(s), Some(m)) = (num(4), num(5)) {
+            target.1.push((rate, s, m));
+        }
+    }
+    vec![(4, t1.0), (8, t1.1), (12, t2.0), (16, t2.1)]
+}
+
+#[test]
+fn quaglia_tables_parse_as_the_library_copy() {
+    let parsed = quaglia_tables();
+    for ((k, rows), (lk, lrows)) in parsed.iter().zip(quaglia::TABLES) {
+        assert_eq!(*k, lk);
+        assert_eq!(rows.as_slice(), lrows, "{k}x{k}");
+    }
+    assert_eq!(parsed.iter().map(|t| t.1.len()).sum::<usize>(), 40);
+}
+
+/// Tables 1 and 2, model column. At the lightest load (0.001) the model is
+/// close to its zero-load limit, which the equations fix exactly (T_DT + 2K
+/// adaptive, T_DT + K deterministic), so it must agree within 0.5%. Above
+/// it, the printed model grows faster with load than the equations of §4
+/// as this crate reads them (docs/analyze.md lists the readings): the
+/// differences are recorded per table as the largest shortfall, with the
+/// model never above the printed value by more than rounding.
+#[test]
+fn quaglia_model_columns_are_reproduced_or_recorded() {
+    // Torus side -> largest (printed - model) / printed, in %.
+    let recorded = [(4, 1.2), (8, 3.2), (12, 11.5), (16, 14.0)];
+    for (k, rows) in quaglia_tables() {
+        let bound = recorded.iter().find(|r| r.0 == k).unwrap().1;
+        for (rate, _, printed) in rows {
+            let m = quaglia::solve(k, 12.0, rate)
+                .unwrap_or_else(|e| panic!("{k}x{k} at {rate}: {e:?}"))
+                .latency;
+            let short = (printed - m) / printed * 100.0;
+            assert!(
+                short > -0.1,
+                "{k}x{k} at {rate}: model {m:.2} above paper {printed}"
+            );
+            assert!(
+                short <= bound,
+                "{k}x{k} at {rate}: model {m:.2}, paper {printed}"
+            );
+            if rate == 0.001 {
+                assert!(
+                    short <= 0.5,
+                    "{k}x{k} at {rate}: model {m:.2}, paper {printed}"
+                );
+            }
+        }
+    }
+}
+
+/// §5: the analytic latency underestimates the simulated one, and more so
+/// as the load grows (the paper: under 6% at low and medium rates, under
+/// 12% near saturation). Checked on the paper's simulation column: the
+/// model stays below it from 0.004 on, within 25%.
+#[test]
+fn quaglia_model_beside_the_papers_simulation() {
+    for (k, rows) in quaglia_tables() {
+        for (rate, sim, _) in rows.into_iter().filter(|r| r.0 >= 0.004) {
+            let m = quaglia::solve(k, 12.0, rate).unwrap().latency;
+            assert!(
+                m < sim && m > 0.75 * sim,
+                "{k}x{k} at {rate}: {m:.2} vs {sim}"
+            );
+        }
+    }
+}
+
+#[test]
+fn analyze_prints_both_papers_and_writes_figures() {
+    let dir = std::env::temp_dir().join(format!("routergen-analyze-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let out = routergen(&["analyze", "dally", "-o", d]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("32-ary 2-cube") && text.contains("46.19 / 46.1"),
+        "{text}"
+    );
+    let out = routergen(&["analyze", "quaglia", "-o", d]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("16x16"));
+    for fig in [8, 9, 10, 14, 15, 16, 17] {
+        let svg = std::fs::read_to_string(dir.join(format!("dally-fig{fig}.svg"))).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.contains("<polyline"),
+            "fig {fig}"
+        );
+    }
+    for fig in [3, 4] {
+        assert!(dir.join(format!("quaglia-fig{fig}.svg")).exists());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn analyze_one_network() {
+    let out = stdout(&routergen(&[
+        "analyze", "dally", "--radix", "16", "--dims", "3", "--loads", "0.1,0.5",
+    ]));
+    assert!(out.contains("55.16") && out.contains("saturated"), "{out}");
+    let out = stdout(&routergen(&[
+        "analyze", "quaglia", "--radix", "8", "--loads", "0.005",
+    ]));
+    assert!(out.contains("16.39"), "{out}");
+}
+
+#[test]
+fn bad_input_is_refused_by_name() {
+    let dir = std::env::temp_dir().join(format!("routergen-analyze-bad-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    for (args, says) in [
+        (vec!["analyze", "quaglia", "--radix", "6"], "multiple of 4"),
+        (vec!["analyze", "dally", "--radix", "1"], "--radix 1"),
+        (
+            vec!["analyze", "dally", "--radix", "4", "--dims", "0"],
+            "--dims 0",
+        ),
+        (vec!["analyze", "dally", "--dims", "3"], "give --radix"),
+        (
+            vec!["analyze", "dally", "--radix", "4", "--loads", "-1"],
+            "--loads -1",
+        ),
+        (
+            vec!["analyze", "dally", "--radix", "4", "--length", "0"],
+            "--length 0",
+        ),
+        (
+            vec!["analyze", "quaglia", "--radix", "8", "--dims", "3"],
+            "two-dimensional",
+        ),
+    ] {
+        let mut args = args.clone();
+        args.extend(["-o", d]);
+        let out = routergen(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+        assert!(!dir.exists(), "{args:?} wrote {d}");
+    }
+}
+
+/// docs/analyze.md quotes both reports as the binary prints them.
+#[test]
+fn the_quoted_reports_are_what_the_binary_prints() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/analyze.md");
+    let text = std::fs::read_to_string(path).unwrap();
+    for paper in ["dally", "quaglia"] {
+        let marker = format!("`routergen analyze {paper}` prints:\n\n```\n");
+        let start = text
+            .find(&marker)
+            .expect("docs/analyze.md quotes the report")
+            + marker.len();
+        let quoted = &text[start..start + text[start..].find("```").unwrap()];
+        assert_eq!(quoted, stdout(&routergen(&["analyze", paper])), "{paper}");
+    }
+}
+
+/// The studies at quick scale: invariants that hold whatever the numbers.
+/// Latency is at least the mean minimal hop count plus the message's flits;
+/// accepted traffic is not above offered, but for the packets created in
+/// warm-up and ejected in the measured window (allowed: two messages per
+/// node over the window); below saturation the simulation is within a
+/// factor 2 of the model either way (the model counts one cycle per hop,
+/// the routers a few; Dally's unidirectional distance is up to twice the
+/// bidirectional one).
+#[test]
+fn studies_at_quick_scale_keep_their_invariants() {
+    use routergen::sim::EngineKind;
+    use routergen::study::{self, Scale};
+    let quiet = |_: &str| {};
+    for (report, flits) in [
+        (
+            study::quaglia(Scale::Quick, EngineKind::Rust, &quiet).unwrap(),
+            vec![12.0],
+        ),
+        (
+            study::dally(Scale::Quick, EngineKind::Rust, &quiet).unwrap(),
+            vec![16.0, 32.0],
+        ),
+    ] {
+        assert!(report.points.len() >= 2);
+        assert!(report.markdown.contains("Regenerate: `routergen study"));
+        assert!(report.figures[0].1.contains("<polyline"));
+        for p in &report.points {
+            let lat = p
+                .latency
+                .unwrap_or_else(|| panic!("{p:?}: nothing measured"));
+            assert!(lat >= p.bound, "{p:?}: latency below the bound");
+            let slack = 2.0 * flits.iter().cloned().fold(0.0, f64::max) / 400.0;
+            assert!(
+                p.accepted <= p.offered + slack,
+                "{p:?}: accepted above offered"
+            );
+            let m = p.model.expect("below the model's saturation");
+            assert!(
+                lat / m <= 2.0 && m / lat <= 2.0,
+                "{p:?}: model and sim apart"
+            );
+        }
+    }
+}
+
+#[test]
+fn study_needs_an_output_directory() {
+    let out = routergen(&["study", "quaglia", "--quick"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--out"), "{}", stderr(&out));
+}
