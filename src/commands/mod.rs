@@ -14,6 +14,7 @@ pub mod check;
 pub mod fpga;
 pub mod generate;
 pub mod model;
+pub mod prove;
 pub mod sim;
 pub mod synth;
 
@@ -58,6 +59,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Some(Command::Fpga(args)) => fpga::run(args),
         Some(Command::Sim(args)) => sim::run(args),
         Some(Command::Bench(args)) => bench::run(args),
+        Some(Command::Prove(args)) => prove::run(args),
         None => generate::run(cli),
     }
 }
