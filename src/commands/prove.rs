@@ -37,7 +37,7 @@ fn run_proofs(proofs: &[Proof], out: Option<&Path>) -> Result<Outcome> {
         let v = crate::flows::sby::prove(p, &dir)?;
         if v.proved {
             let how = if p.bounded {
-                format!("bounded, {} cycles (smtbmc, Z3)", p.cex_depth)
+                format!("bounded, {} cycles (ABC bmc3)", p.cex_depth)
             } else {
                 "unbounded (PDR)".to_string()
             };

@@ -73,7 +73,7 @@ impl Proof {
         }
         s.push_str("cex: mode bmc\n");
         s.push_str(&format!("cex: depth {}\n\n", self.cex_depth));
-        let engine = if self.bounded { "smtbmc z3" } else { "abc pdr" };
+        let engine = if self.bounded { "abc bmc3" } else { "abc pdr" };
         s.push_str(&format!(
             "[engines]\nprove: {engine}\ncex: smtbmc z3\n\n[script]\n"
         ));
