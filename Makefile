@@ -7,7 +7,7 @@ CARGO ?= cargo
 # cargo-nextest when present (clearer report, parallel per test), else cargo test.
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 
-.PHONY: test tools check-style router gen-time matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot studies
+.PHONY: test tools check-style router gen-time prove matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot studies
 
 test: tools check-style
 ifeq ($(NEXTEST),yes)
@@ -30,6 +30,10 @@ router:
 # (docs/performance.md, "Generation time").
 gen-time: router
 	bash testbench/generation-time.sh
+
+# Formal proofs of every block at its default sizes (docs/prove.md).
+prove: tools
+	$(CARGO) test --test prove -- --include-ignored --nocapture
 
 matrix:
 	MATRIX_ONLY="$(ONLY)" $(CARGO) test --test outdir matrix_lint_sim_synth -- --ignored --nocapture

@@ -102,6 +102,24 @@ pub enum Command {
     /// A study: routergen's routers simulated beside a paper's model and
     /// printed values, written as DIR/README.md and SVG plots.
     Study(StudyArgs),
+    /// Proves the router's blocks formally with SymbiYosys (docs/prove.md):
+    /// unbounded proofs of each block's documented contract for the spec's
+    /// parameters. Exit status: 0 when every proof passes, 1 when one fails
+    /// (its counterexample trace is printed), 2 for bad arguments.
+    Prove(ProveArgs),
+}
+
+/// The arguments of `routergen prove`.
+#[derive(Debug, Args)]
+pub struct ProveArgs {
+    /// The router specification.
+    #[command(flatten)]
+    pub spec: SpecArgs,
+
+    /// Keep the proofs (harnesses, .sby jobs, logs, traces) in DIR/prove
+    /// [default: routergen-prove in the system temp directory].
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// The arguments of `routergen synth`.
@@ -354,6 +372,11 @@ pub struct BlockArgs {
     /// or V (VC controller) and print the growth exponent.
     #[arg(long)]
     pub sweep: bool,
+
+    /// Prove the block's properties with SymbiYosys (docs/prove.md); with
+    /// -o DIR the proof's files and logs go to DIR/prove.
+    #[arg(long)]
+    pub prove: bool,
 
     /// Technology constants for Chien's formula [default: Chien 0.8um].
     #[arg(long, value_name = "FILE")]

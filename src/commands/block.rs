@@ -37,10 +37,11 @@ pub fn run(args: &BlockArgs) -> Result<Outcome> {
         addressing: args.addressing.unwrap_or(Addressing::Relative),
     };
     kind.check_named(&params, &|p| p.flag().to_string())?;
-    if args.out.is_none() && !args.measure && !args.sweep {
+    if args.out.is_none() && !args.measure && !args.sweep && !args.prove {
         return Err(Error::InvalidSpec(format!(
             "routergen block {} needs something to do: -o DIR to write DIR/{}.v, \
-             --measure for its gate count, or --sweep for the growth of that count",
+             --measure for its gate count, --sweep for the growth of that count, \
+             or --prove for its formal proof",
             kind.name(),
             kind.module_name(&params)
         )));
@@ -73,6 +74,9 @@ pub fn run(args: &BlockArgs) -> Result<Outcome> {
             vec![measure::measure(kind, &params, &tech)?]
         };
         print!("{}", measure::table(&rows));
+    }
+    if args.prove {
+        return super::prove::prove_blocks(&[(kind, params)], args.out.as_deref());
     }
     Ok(Outcome::Success)
 }

@@ -15,6 +15,7 @@ pub mod check;
 pub mod fpga;
 pub mod generate;
 pub mod model;
+pub mod prove;
 pub mod sim;
 pub mod study;
 pub mod synth;
@@ -62,6 +63,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Some(Command::Bench(args)) => bench::run(args),
         Some(Command::Analyze(args)) => analyze::run(args),
         Some(Command::Study(args)) => study::run(args),
+        Some(Command::Prove(args)) => prove::run(args),
         None => generate::run(cli),
     }
 }

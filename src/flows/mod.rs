@@ -97,6 +97,7 @@ pub fn require_tool(tool: &str) -> bool {
 
 pub mod icarus;
 pub mod nextpnr;
+pub mod sby;
 pub mod verilator;
 pub mod yosys;
 
