@@ -234,7 +234,10 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
     ];
     if let Some(text) = rtl {
         files.extend(emit::files(spec, &text)?);
-        files.push((PathBuf::from(rtl_path), text));
+        // The Verilog opens with a map of the directory (docs/generate.md).
+        let others: Vec<PathBuf> = files.iter().map(|f| f.0.clone()).collect();
+        let header = emit::header::render(spec, &text, &others);
+        files.push((PathBuf::from(rtl_path), format!("{header}{text}")));
     }
     Ok(files)
 }

@@ -4,6 +4,7 @@
 //! `templates/`. The testbench's facts come from [`stimulus`], computed from
 //! the routing relation and docs/interface.md.
 
+pub mod header;
 pub mod stimulus;
 
 use std::path::PathBuf;
