@@ -95,6 +95,33 @@ pub enum Command {
     /// Measures simulation speed: router-cycles per second of each engine
     /// on an 8x8 mesh under uniform traffic.
     Bench(BenchArgs),
+    /// Prints a shell completion script for routergen (`make install`
+    /// installs those of bash, zsh and fish).
+    Completions(CompletionsArgs),
+    /// Prints routergen's man page (roff), or with -o writes routergen.1
+    /// and a page per subcommand (routergen-sim.1, ...) into DIR.
+    Man(ManArgs),
+}
+
+/// The arguments of `routergen completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+
+    /// Write the script to FILE instead of standard output.
+    #[arg(short = 'o', long = "out", value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// The arguments of `routergen man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write routergen.1 and routergen-COMMAND.1 into DIR (created) instead
+    /// of printing routergen.1.
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// The arguments of `routergen synth`.

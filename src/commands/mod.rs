@@ -11,6 +11,7 @@
 pub mod bench;
 pub mod block;
 pub mod check;
+pub mod completions;
 pub mod fpga;
 pub mod generate;
 pub mod model;
@@ -58,6 +59,8 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Some(Command::Fpga(args)) => fpga::run(args),
         Some(Command::Sim(args)) => sim::run(args),
         Some(Command::Bench(args)) => bench::run(args),
+        Some(Command::Completions(args)) => completions::run(args),
+        Some(Command::Man(args)) => completions::man(args),
         None => generate::run(cli),
     }
 }
