@@ -87,7 +87,8 @@ pub fn render(spec: &RouterSpec, table: &CompiledTable) -> String {
     let xbar_x = 560.0;
     let cell = ((p as f64 * row_h) / p as f64).min(40.0);
     let out_x = xbar_x + p as f64 * cell + 40.0;
-    let width = out_x + 260.0;
+    // Wide enough for the spec line under the title.
+    let width = (out_x + 260.0).max(1140.0);
     let rows_h = p as f64 * row_h;
     let mut c = Canvas {
         body: String::new(),
@@ -288,7 +289,11 @@ pub fn render(spec: &RouterSpec, table: &CompiledTable) -> String {
             y + row_h / 2.0 + 11.0,
             10,
             "middle",
-            &format!("{flow} per VC"),
+            &if spec.datapath == RouterDatapath::VcPorts {
+                format!("{}-flit buffer + {flow}", spec.buffer_depth)
+            } else {
+                format!("{flow} per VC")
+            },
         );
         c.arrow(
             out_x + 150.0,
@@ -349,10 +354,7 @@ fn slices(c: &mut Canvas, spec: &RouterSpec, p: usize, v: usize, at: (f64, f64),
                 "VC-port core: {pv} x {pv} crossbar, a port per VC",
                 pv = p * v
             ),
-            format!(
-                "VC allocation and switch allocation per VC ({}); VC controllers on the outputs",
-                spec.path_selection
-            ),
+            format!("allocation per VC ({})", spec.path_selection),
         )],
         _ if spec.algorithm == crate::spec::Algorithm::PlanarAdaptive => (0..n - 1)
             .map(|i| {
