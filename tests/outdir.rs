@@ -166,6 +166,8 @@ fn expected_files(name: &str) -> Vec<PathBuf> {
         "report.json".into(),
         "report.md".into(),
         "routergen.toml".into(),
+        "router.svg".into(),
+        format!("{name}.core"),
         format!("rtl/{name}.v"),
         "synth/ecp5.ys".into(),
         "synth/generic.ys".into(),

@@ -12,6 +12,7 @@ pub mod analyze;
 pub mod bench;
 pub mod block;
 pub mod check;
+pub mod completions;
 pub mod fpga;
 pub mod generate;
 pub mod model;
@@ -64,6 +65,8 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Some(Command::Analyze(args)) => analyze::run(args),
         Some(Command::Study(args)) => study::run(args),
         Some(Command::Prove(args)) => prove::run(args),
+        Some(Command::Completions(args)) => completions::run(args),
+        Some(Command::Man(args)) => completions::man(args),
         None => generate::run(cli),
     }
 }

@@ -4,6 +4,8 @@
 //! `templates/`. The testbench's facts come from [`stimulus`], computed from
 //! the routing relation and docs/interface.md.
 
+pub mod header;
+pub mod picture;
 pub mod stimulus;
 
 use std::path::PathBuf;
@@ -17,6 +19,7 @@ pub use stimulus::Stimulus;
 const TB_VERILOG: &str = include_str!("../../templates/router_tb.v.tera");
 const TB_CPP: &str = include_str!("../../templates/router_tb.cpp.tera");
 const MAKEFILE: &str = include_str!("../../templates/Makefile.tera");
+const CORE: &str = include_str!("../../templates/fusesoc/router.core.tera");
 const SYNTH: [(&str, &str); 3] = [
     (
         "synth/generic.ys",
@@ -74,6 +77,15 @@ pub fn documented_ports(spec: &RouterSpec) -> Vec<ModulePort> {
 fn node_id_value(spec: &RouterSpec, node: u32, width: u32) -> Result<u64> {
     let net = crate::algo::Network::new(spec.topology, spec.dims, spec.radix)?;
     Ok(crate::interface::node_id(&net, width / spec.dims, node))
+}
+
+/// The FuseSoC VLNV of the router's core: `routergen:router:<name>:<version>`.
+pub fn vlnv(spec: &RouterSpec) -> String {
+    format!(
+        "routergen:router:{}:{}",
+        spec.name(),
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 fn render(template: &str, ctx: &tera::Context, what: &str) -> Result<String> {
@@ -190,6 +202,13 @@ pub fn files(spec: &RouterSpec, rtl: &str) -> Result<Vec<(PathBuf, String)>> {
     out.push((
         PathBuf::from("Makefile"),
         render(MAKEFILE, &ctx, "Makefile")?,
+    ));
+    ctx.insert("vlnv", &vlnv(spec));
+    ctx.insert("algorithm", &spec.algorithm.to_string());
+    ctx.insert("topology", &spec.topology.to_string());
+    out.push((
+        PathBuf::from(format!("{name}.core")),
+        render(CORE, &ctx, "FuseSoC core")?,
     ));
     Ok(out)
 }
