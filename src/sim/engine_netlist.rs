@@ -66,11 +66,13 @@ pub struct NetlistEngine {
     step: Program,
     post: Program,
     ff: Vec<(usize, usize)>,
+    ff_chained: Vec<(usize, usize)>,
     next: Vec<u64>,
     rst: usize,
     inputs: Vec<PortNets>,
     outputs: Vec<PortNets>,
     link_inputs: Vec<usize>,
+    local_inputs: Vec<usize>,
     links: Vec<LinkGroup>,
     out: Outputs,
 }
@@ -252,11 +254,14 @@ impl NetlistEngine {
             .collect();
         let step = Program::new(n, &step_cells, words);
         let post = Program::new(n, &post_cells, words);
-        let ff = n
+        let qs: std::collections::HashSet<u32> = n.flip_flops.iter().map(|f| f.q).collect();
+        let (ff_chained, ff): (Vec<_>, Vec<_>) = n
             .flip_flops
             .iter()
-            .map(|f| (off(f.d), off(f.q)))
-            .collect::<Vec<_>>();
+            .map(|f| (qs.contains(&f.d), (off(f.d), off(f.q))))
+            .partition(|(chained, _)| *chained);
+        let ff_chained: Vec<(usize, usize)> = ff_chained.into_iter().map(|x| x.1).collect();
+        let ff: Vec<(usize, usize)> = ff.into_iter().map(|x| x.1).collect();
         // Links: group the link ports by (near port, far port), each group
         // a lane permutation made of shifts.
         let mut link_inputs = Vec::new();
@@ -295,11 +300,18 @@ impl NetlistEngine {
                 });
             }
         }
+        let local_inputs: Vec<usize> = inputs[0]
+            .flit_nets()
+            .into_iter()
+            .chain(inputs[0].credit.iter().copied())
+            .collect();
         let mut e = NetlistEngine {
+            local_inputs,
             words,
             nodes,
             ports,
-            next: vec![0; ff.len() * words],
+            next: vec![0; ff_chained.len() * words],
+            ff_chained,
             v,
             step,
             post,
@@ -328,8 +340,24 @@ impl NetlistEngine {
     fn gather_links(&mut self) {
         let words = self.words;
         let v = &mut self.v;
-        for &i in &self.link_inputs {
-            v[i..i + words].fill(0);
+        for &n in &self.link_inputs {
+            for i in 0..words {
+                v[n + i] = 0;
+            }
+        }
+        if words == 1 {
+            for g in &self.links {
+                for &(dst, src) in &g.pairs {
+                    let y = v[src];
+                    let mut x = 0;
+                    for (d, mask) in &g.shifts {
+                        let s = if *d >= 0 { y >> d } else { y << -d };
+                        x |= s & mask[0];
+                    }
+                    v[dst] |= x;
+                }
+            }
+            return;
         }
         for g in &self.links {
             for &(dst, src) in &g.pairs {
@@ -348,8 +376,10 @@ impl NetlistEngine {
     fn set_local(&mut self, inject: &[Flit], eject_credit: &[u32]) {
         let words = self.words;
         let p0 = &self.inputs[0];
-        for &i in p0.flit_nets().iter().chain(&p0.credit) {
-            self.v[i..i + words].fill(0);
+        for &n in &self.local_inputs {
+            for i in 0..words {
+                self.v[n + i] = 0;
+            }
         }
         for (node, (f, &c)) in inject.iter().zip(eject_credit).enumerate() {
             let (wi, bit) = (node / 64, 1u64 << (node % 64));
@@ -386,12 +416,18 @@ impl NetlistEngine {
         let v = &self.v;
         for (p, o) in self.outputs.iter().enumerate() {
             for node in 0..nodes {
-                let (wi, bi) = (node / 64, node % 64);
-                let bit = |net: usize| (v[net + wi] >> bi) & 1;
-                let f = &mut self.out.flits[node * ports + p];
-                if bit(o.valid) == 0 {
-                    *f = Flit::default();
-                } else {
+                self.out.flits[node * ports + p] = Flit::default();
+            }
+            for wi in 0..words {
+                let mut x = v[o.valid + wi];
+                while x != 0 {
+                    let bi = x.trailing_zeros() as usize;
+                    x &= x - 1;
+                    let node = wi * 64 + bi;
+                    if node >= nodes {
+                        break;
+                    }
+                    let bit = |net: usize| (v[net + wi] >> bi) & 1;
                     let mut data = 0u64;
                     for (b, &net) in o.data.iter().enumerate() {
                         data |= bit(net) << b;
@@ -400,7 +436,7 @@ impl NetlistEngine {
                     for (b, &net) in o.vc.iter().enumerate() {
                         vc |= (bit(net) as u8) << b;
                     }
-                    *f = Flit {
+                    self.out.flits[node * ports + p] = Flit {
                         valid: true,
                         head: bit(o.head) == 1,
                         tail: bit(o.tail) == 1,
@@ -460,11 +496,25 @@ impl Engine for NetlistEngine {
         self.gather_links();
         self.step.eval(&mut self.v, words);
         // The edge: every flip-flop takes its input at once.
-        for (k, &(d, _)) in self.ff.iter().enumerate() {
-            self.next[k * words..(k + 1) * words].copy_from_slice(&self.v[d..d + words]);
+        // (Word loops, not slice copies: a call per one-word slice costs
+        // more than the copy.)
+        // Flip-flops whose input is another's output go through `next`;
+        // the others are copied in place.
+        let (v, next) = (&mut self.v, &mut self.next);
+        for (k, &(d, _)) in self.ff_chained.iter().enumerate() {
+            for i in 0..words {
+                next[k * words + i] = v[d + i];
+            }
         }
-        for (k, &(_, q)) in self.ff.iter().enumerate() {
-            self.v[q..q + words].copy_from_slice(&self.next[k * words..(k + 1) * words]);
+        for &(d, q) in &self.ff {
+            for i in 0..words {
+                v[q + i] = v[d + i];
+            }
+        }
+        for (k, &(_, q)) in self.ff_chained.iter().enumerate() {
+            for i in 0..words {
+                v[q + i] = next[k * words + i];
+            }
         }
         self.post.eval(&mut self.v, words);
         self.sample();

@@ -414,6 +414,8 @@ pub struct Op {
 pub struct Program {
     runs: Vec<(Gate, usize, usize)>,
     ops: Vec<Op>,
+    /// One past the last word any op touches.
+    end: usize,
 }
 
 impl Program {
@@ -428,6 +430,8 @@ impl Program {
                 Some((k, _, end)) if *k == c.kind => *end += 1,
                 _ => p.runs.push((c.kind, p.ops.len(), p.ops.len() + 1)),
             }
+            let top = c.inputs.iter().copied().fold(c.out, u32::max);
+            p.end = p.end.max(off(top) as usize + words);
             p.ops.push(Op {
                 a: off(c.inputs[0]),
                 b: off(c.inputs[1]),
@@ -448,8 +452,10 @@ impl Program {
         self.ops.is_empty()
     }
 
-    /// Evaluates every op in order on `v`, nets of `words` words.
+    /// Evaluates every op in order on `v`, nets of `words` words (the
+    /// words the program was built for). Panics if `v` is too short.
     pub fn eval(&self, v: &mut [u64], words: usize) {
+        assert!(v.len() >= self.end, "the nets are shorter than the program");
         match words {
             1 => self.eval_n::<1>(v),
             2 => self.eval_n::<2>(v),
@@ -478,7 +484,17 @@ impl Program {
                         let (a, b, s, o) =
                             (op.a as usize, op.b as usize, op.s as usize, op.out as usize);
                         for i in 0..W {
-                            v[o + i] = $k.eval(v[a + i], v[b + i], v[s + i]);
+                            // SAFETY: every op's words lie below
+                            // `self.end`, which `eval` checked against
+                            // `v.len()`.
+                            unsafe {
+                                let x = $k.eval(
+                                    *v.get_unchecked(a + i),
+                                    *v.get_unchecked(b + i),
+                                    *v.get_unchecked(s + i),
+                                );
+                                *v.get_unchecked_mut(o + i) = x;
+                            }
                         }
                     }
                 };
