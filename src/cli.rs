@@ -199,8 +199,9 @@ pub struct SimArgs {
     )]
     pub algos: Vec<Algorithm>,
 
-    /// rust (rust-hdl models in process) or verilator (the emitted Verilog,
-    /// compiled once per configuration and cached).
+    /// rust (rust-hdl models in process), verilator (the emitted Verilog,
+    /// compiled once per configuration and cached) or netlist (the router's
+    /// Yosys gates, all routers at once in the bits of machine words).
     #[arg(long, value_enum, default_value = "verilator")]
     pub engine: crate::sim::EngineKind,
 
@@ -289,7 +290,7 @@ pub struct BenchArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "verilator,rust"
+        default_value = "netlist,verilator,rust"
     )]
     pub engine: Vec<crate::sim::EngineKind>,
 

@@ -24,7 +24,7 @@ pub fn run(args: &BenchArgs) -> Result<Outcome> {
     for &kind in &args.engine {
         let cycles = match kind {
             EngineKind::Rust => (args.cycles / 10).max(1),
-            EngineKind::Verilator => args.cycles,
+            EngineKind::Verilator | EngineKind::Netlist => args.cycles,
         };
         let cfg = SimConfig {
             load: args.load,

@@ -273,6 +273,35 @@ pub fn synth_ice40(verilog: &str, top: &str) -> Result<CellCounts, ToolError> {
     Ok(parse_stat(&log))
 }
 
+/// The Yosys script [`netlist_json`] runs (`TOP` stands for the top
+/// module): generic synthesis, flattened, memories mapped to flip-flops;
+/// `dffunmap` turns flip-flops with enables and synchronous resets into
+/// plain ones with the logic in front, so the netlist holds only
+/// `$_DFF_P_`, inverters, buffers and the two-input gates and multiplexers
+/// of [`GATE_LIBRARY`].
+pub const NETLIST_SCRIPT: &str = "read_verilog design.v; hierarchy -check -top TOP; \
+    synth -flatten -top TOP; dffunmap; abc -g AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX; \
+    opt_clean; write_json netlist.json";
+
+/// The flattened gate-level netlist of `top` in `verilog` as Yosys JSON
+/// (`write_json`), synthesized by [`NETLIST_SCRIPT`].
+pub fn netlist_json(verilog: &str, top: &str) -> Result<String, ToolError> {
+    let dir = TempDir::new("netlist")?;
+    dir.write("design.v", verilog)?;
+    let script = NETLIST_SCRIPT.replace("TOP", top);
+    let out = run(
+        "yosys",
+        &["-q", "-p", &script, "-l", "yosys.log"],
+        dir.path(),
+    )?;
+    let log = std::fs::read_to_string(dir.path().join("yosys.log")).unwrap_or_default();
+    if !out.success {
+        return Err(ToolError::new("yosys", tail(&out.stderr, &log, 12)));
+    }
+    std::fs::read_to_string(dir.path().join("netlist.json"))
+        .map_err(|e| ToolError::new("yosys", format!("no netlist.json written: {e}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,8 +8,10 @@
 //! checks; the routers and links are an [`Engine`] behind it, so two
 //! engines on the same seed can only differ if their routers differ.
 
+pub mod engine_netlist;
 pub mod engine_rust;
 pub mod engine_verilator;
+pub mod netlist;
 pub mod network;
 pub mod ni;
 pub mod plot;
@@ -42,6 +44,9 @@ pub enum EngineKind {
     Rust,
     /// The emitted Verilog, compiled by Verilator (cached), in this process.
     Verilator,
+    /// The router's gate-level netlist (Yosys, cached), every router of
+    /// the network evaluated at once, bit-parallel.
+    Netlist,
 }
 
 /// Everything a run needs.
@@ -174,6 +179,9 @@ pub fn build_engine(cfg: &SimConfig, kind: EngineKind) -> Result<Box<dyn Engine>
             &cfg.spec,
             &table,
             cfg.threads,
+        )?)),
+        EngineKind::Netlist => Ok(Box::new(engine_netlist::NetlistEngine::new(
+            &cfg.spec, &table,
         )?)),
     }
 }

@@ -1,7 +1,9 @@
 //! Network simulation tests. Oracles: the packets the test created (every
 //! one must arrive once, at its destination, unchanged: checked in
 //! [`run`]), docs/interface.md's head-flit rule, the routing relation (the
-//! deadlock report), and a second engine on the same stimulus.
+//! deadlock report), and the other engines on the same stimulus (three
+//! independent routes from the router to its behaviour: rust-hdl's own
+//! simulation, Verilator on the emitted Verilog, and Yosys's gates).
 
 use std::time::Instant;
 
@@ -80,6 +82,9 @@ fn engines_agree_flit_by_flit_on_a_mesh() {
     );
     eprintln!("verilator: {:.2} s", t0.elapsed().as_secs_f64());
     let r = run_on(&c, EngineKind::Rust);
+    let t1 = Instant::now();
+    let n = run_on(&c, EngineKind::Netlist);
+    eprintln!("netlist: {:.2} s", t1.elapsed().as_secs_f64());
     let r2 = run_on(
         &SimConfig {
             threads: 2,
@@ -93,6 +98,50 @@ fn engines_agree_flit_by_flit_on_a_mesh() {
     }
     if let Some(e) = trace_diff(&r2.trace, &r.trace, ("rust on 2 threads", "rust on 1")) {
         panic!("{e}");
+    }
+    if let Some(e) = trace_diff(&n.trace, &r.trace, ("netlist", "rust")) {
+        panic!("{e}");
+    }
+}
+
+/// The netlist engine runs the gates Yosys wrote, not a model of them:
+/// the router's netlist with one gate changed (the one driving bit 0 of
+/// the local port's outgoing data, made a NOR, or an AND if it was one)
+/// gives another trace, or a run that fails its checks.
+#[test]
+fn a_netlist_with_one_gate_changed_is_caught() {
+    use super::netlist::{Gate, Netlist};
+    let s = spec_on(Algorithm::DimensionOrder, Topology::Mesh, 2, 4, 1);
+    let c = SimConfig {
+        trace: true,
+        measure: 400,
+        ..cfg(s, 0.4)
+    };
+    let table = c.table().unwrap();
+    let text = engine_netlist::netlist_json(&c.spec, &table).unwrap();
+    let good = Netlist::from_yosys_json(&text, &c.spec.name(), "clk").unwrap();
+    let run_with = |n: &Netlist| {
+        let mut e = engine_netlist::NetlistEngine::from_netlist(&c.spec, n).unwrap();
+        run(&c, &mut e, &Control::default())
+    };
+    let want = run_with(&good).unwrap();
+    assert!(want.trace.len() > 500, "{} flits", want.trace.len());
+    let mut bad = good.clone();
+    let net = bad.ports["p0_out_data"].bits[0];
+    let cell = bad
+        .cells
+        .iter_mut()
+        .find(|c| c.out == net)
+        .expect("a gate drives p0_out_data[0]");
+    eprintln!("{:?} made a NOR", cell.kind);
+    cell.kind = if cell.kind == Gate::Nor {
+        Gate::And
+    } else {
+        Gate::Nor
+    };
+    match run_with(&bad) {
+        Err(e) => eprintln!("caught: {e}"),
+        Ok(r) => assert_ne!(r.trace, want.trace, "the changed gate went unseen"),
     }
 }
 
@@ -152,8 +201,8 @@ fn hot_spot_overload_drains_without_loss() {
     assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
 }
 
-/// Both engines on one configuration and seed: identical per-flit
-/// delivery traces, and every check of [`run`] passed on both.
+/// The three engines on one configuration and seed: identical per-flit
+/// delivery traces, and every check of [`run`] passed on each.
 fn engines_agree(s: RouterSpec, load: f64, measure: u64) -> (String, usize) {
     let c = SimConfig {
         trace: true,
@@ -162,6 +211,10 @@ fn engines_agree(s: RouterSpec, load: f64, measure: u64) -> (String, usize) {
     };
     let v = run_on(&c, EngineKind::Verilator);
     let r = run_on(&c, EngineKind::Rust);
+    let n = run_on(&c, EngineKind::Netlist);
+    if let Some(e) = trace_diff(&n.trace, &r.trace, ("netlist", "rust")) {
+        panic!("{}: {e}", c.spec.name());
+    }
     assert_eq!(v.trace.len(), r.trace.len(), "{}", c.spec.name());
     if let Some(i) = (0..v.trace.len()).find(|&i| v.trace[i] != r.trace[i]) {
         panic!(
@@ -361,7 +414,7 @@ fn lookahead_head_latency_is_that_of_the_router_without_it() {
 }
 
 /// Every algorithm on 4-ary 2-D and 3-D meshes and tori (where the
-/// algorithm is defined), at low and high load: both engines, identical
+/// algorithm is defined), at low and high load: all three engines, identical
 /// traces, every packet delivered. Slow (a Verilator build per
 /// configuration, 64-router networks on the rust-hdl engine): `make
 /// sim-matrix`.
