@@ -201,9 +201,11 @@ pub struct SimArgs {
 
     /// rust (rust-hdl models in process), verilator (the emitted Verilog,
     /// compiled once per configuration and cached) or netlist (the router's
-    /// Yosys gates, all routers at once in the bits of machine words).
-    #[arg(long, value_enum, default_value = "verilator")]
-    pub engine: crate::sim::EngineKind,
+    /// Yosys gates, all routers at once in the bits of machine words)
+    /// [default: the fastest installed: netlist when Yosys is found, else
+    /// verilator when Verilator is, else rust].
+    #[arg(long, value_enum)]
+    pub engine: Option<crate::sim::EngineKind>,
 
     /// uniform, transpose, bit-reversal, shuffle, neighbour, or
     /// hot-spot:FRACTION:NODE.
@@ -700,7 +702,7 @@ pub struct StudyArgs {
     #[arg(long)]
     pub quick: bool,
 
-    /// Simulation engine: rust or verilator.
+    /// Simulation engine: rust, verilator or netlist.
     #[arg(long, value_enum, default_value = "rust")]
     pub engine: crate::sim::EngineKind,
 }

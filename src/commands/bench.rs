@@ -33,6 +33,7 @@ pub fn run(args: &BenchArgs) -> Result<Outcome> {
             threads: args.threads as usize,
             ..SimConfig::new(spec.clone())
         };
+        println!("{kind:?} engine: {}", kind.describe());
         let t0 = std::time::Instant::now();
         let mut e = sim::build_engine(&cfg, kind)?;
         let built = t0.elapsed().as_secs_f64();

@@ -40,6 +40,9 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
             "--trace needs one algorithm and one --load (no --sweep)".into(),
         ));
     }
+    let engine_kind = args
+        .engine
+        .unwrap_or_else(sim::EngineKind::default_installed);
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = stop.clone();
@@ -103,7 +106,7 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
             .check()?;
         }
         bar.set_message(format!("{algorithm}: building"));
-        let mut engine = || sim::build_engine(&cfg, args.engine);
+        let mut engine = || sim::build_engine(&cfg, engine_kind);
         let mut on_row = |s: &stats::Stats| {
             bar.suspend(|| {
                 eprintln!(
@@ -160,6 +163,11 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
             }
         );
     }
+    println!(
+        "engine: {} ({})",
+        format!("{engine_kind:?}").to_lowercase(),
+        engine_kind.describe()
+    );
     for (a, s) in &saturation {
         println!("{a}: saturation at load {s:.3}");
     }

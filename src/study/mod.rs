@@ -127,6 +127,7 @@ fn header(title: &str, command: &str, engine: EngineKind, started: Instant) -> S
         match engine {
             EngineKind::Rust => "rust",
             EngineKind::Verilator => "verilator",
+            EngineKind::Netlist => "netlist",
         },
         started.elapsed().as_secs_f64()
     )
