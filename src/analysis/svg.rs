@@ -176,7 +176,8 @@ pub fn nice(v: f64) -> f64 {
         .unwrap_or(10.0 * e)
 }
 
-fn escape(t: &str) -> String {
+/// `t` with the characters SVG text may not hold escaped.
+pub fn escape(t: &str) -> String {
     t.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use super::stats::Stats;
+use crate::analysis::svg::{escape, nice};
 
 const COLOURS: [&str; 8] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
@@ -119,22 +120,6 @@ pub fn latency_svg(rows: &[Stats], title: &str) -> String {
     }
     s.push_str("</svg>\n");
     s
-}
-
-/// The next of 1, 2, 5 times a power of ten at or above `v`.
-fn nice(v: f64) -> f64 {
-    let e = 10f64.powf(v.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * e)
-        .find(|&c| c >= v)
-        .unwrap_or(10.0 * e)
-}
-
-fn escape(t: &str) -> String {
-    t.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 #[cfg(test)]
