@@ -51,6 +51,8 @@ fn the_design_card_command_works_as_written() {
             "Makefile",
             "report.json",
             "report.md",
+            "router.svg",
+            "router_planar_mesh2d_k4_v3_w16_d4.core",
             "routergen.toml",
             "rtl",
             "synth",
