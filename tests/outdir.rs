@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;
 
-use common::{routergen, stderr, stdout};
+use common::{generate, stderr, stdout};
 use routergen::emit::stimulus;
 use routergen::flows::require_tool;
 use routergen::spec::names::Named;
@@ -25,15 +25,6 @@ const TOOLS: [&str; 5] = ["make", "verilator", "iverilog", "vvp", "yosys"];
 
 fn tools_present() -> bool {
     TOOLS.iter().all(|t| require_tool(t))
-}
-
-/// `routergen ARGS -o DIR`; panics with routergen's message on failure.
-fn generate(dir: &Path, args: &[&str]) {
-    let mut all: Vec<&str> = args.to_vec();
-    let d = dir.to_str().unwrap();
-    all.extend(["-o", d]);
-    let out = routergen(&all);
-    assert!(out.status.success(), "routergen {all:?}: {}", stderr(&out));
 }
 
 fn make(dir: &Path, targets: &[&str], vars: &[&str]) -> Output {

@@ -10,16 +10,7 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use common::{routergen, stderr};
-
-/// `routergen ARGS -o DIR`; panics with routergen's message on failure.
-fn generate(dir: &Path, args: &[&str]) {
-    let mut all: Vec<&str> = args.to_vec();
-    let d = dir.to_str().unwrap();
-    all.extend(["-o", d]);
-    let out = routergen(&all);
-    assert!(out.status.success(), "routergen {all:?}: {}", stderr(&out));
-}
+use common::{generate, routergen, stderr};
 
 /// Every file under `dir` (but build/), relative.
 fn files(dir: &Path) -> Vec<PathBuf> {

@@ -1,7 +1,7 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Runs the `routergen` binary with `args`.
@@ -38,4 +38,13 @@ pub fn paper(file: &str) -> String {
             path.display()
         )
     })
+}
+
+/// `routergen ARGS -o DIR`; panics with routergen's message on failure.
+pub fn generate(dir: &Path, args: &[&str]) {
+    let mut all: Vec<&str> = args.to_vec();
+    let d = dir.to_str().unwrap();
+    all.extend(["-o", d]);
+    let out = routergen(&all);
+    assert!(out.status.success(), "routergen {all:?}: {}", stderr(&out));
 }
