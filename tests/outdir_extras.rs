@@ -298,6 +298,29 @@ fn parse_vcd(text: &str) -> Vcd {
     }
 }
 
+/// Breaks the router of `dir`: bit 15 of every flit entering on port 1
+/// flipped (the 16-bit flits of [`SMALL`]).
+fn flip_port1_bit(dir: &Path, name: &str) {
+    let rtl = dir.join(format!("rtl/{name}.v"));
+    let text = fs::read_to_string(&rtl).unwrap();
+    let broken = text.replacen(
+        ".in_data$1(p1_in_data)",
+        ".in_data$1(p1_in_data ^ 16'h8000)",
+        1,
+    );
+    assert_ne!(broken, text);
+    fs::write(&rtl, broken).unwrap();
+}
+
+/// The cycle of a testbench's `FAIL: cycle C: ...` line.
+fn fail_cycle(said: &str) -> u64 {
+    said.lines()
+        .find_map(|l| l.strip_prefix("FAIL: cycle "))
+        .and_then(|l| l.split(':').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("a FAIL: cycle line: {said}"))
+}
+
 /// `make sim WAVES=1` writes build/<name>.vcd with the router's ports and
 /// its internal stage signals, over the whole run; a failing `make sim`
 /// (a flipped data bit on port 1) writes build/<name>_fail.vcd by itself,
@@ -357,23 +380,10 @@ fn make_sim_writes_waves_and_dumps_a_failing_run() {
         "the VCD ends at {span}, the run took {cycles} cycles"
     );
 
-    let rtl = dir.join(format!("rtl/{name}.v"));
-    let text = fs::read_to_string(&rtl).unwrap();
-    let broken = text.replacen(
-        ".in_data$1(p1_in_data)",
-        ".in_data$1(p1_in_data ^ 16'h8000)",
-        1,
-    );
-    assert_ne!(broken, text);
-    fs::write(&rtl, broken).unwrap();
+    flip_port1_bit(&dir, &name);
     let (ok, said) = run(&[]);
     assert!(!ok && said.contains("FAIL"), "{said}");
-    let fail_cycle: u64 = said
-        .lines()
-        .find_map(|l| l.strip_prefix("FAIL: cycle "))
-        .and_then(|l| l.split(':').next())
-        .and_then(|n| n.trim().parse().ok())
-        .expect("a FAIL: cycle line");
+    let fail_cycle = fail_cycle(&said);
     let path = format!("build/{name}_fail.vcd");
     assert!(said.contains(&path), "{said}");
     let vcd = parse_vcd(&fs::read_to_string(dir.join(&path)).unwrap());
@@ -431,13 +441,21 @@ fn completions_and_man_pages() {
 /// `make sim-verilator WAVES=1` writes build/<name>.fst: an FST header block
 /// (block type 0) whose end time is the harness's last dump (two per
 /// cycle: 2 C - 1 for a run of C cycles) and whose variable count covers
-/// the router's ports and more (the signals inside). Ignored: a traced
-/// Verilator build takes a minute; `make waves-fst` runs it.
+/// the router's ports and more (the signals inside). A failing `make
+/// sim-verilator` (a flipped data bit on port 1) writes
+/// build/<name>_fail.fst by itself and prints its path: read back by
+/// GTKWave's fst2vcd, it holds the router's ports and ends at the
+/// failing cycle's first dump (2 (c - 1) for a failure in cycle c: the
+/// harness checks the outputs between the cycle's two dumps). Ignored: a
+/// traced Verilator build takes a minute or two; `make waves-fst` runs it.
 #[test]
 #[ignore]
 fn make_sim_verilator_writes_an_fst() {
     use routergen::flows::require_tool;
-    if !["make", "verilator"].iter().all(|t| require_tool(t)) {
+    if !["make", "verilator", "fst2vcd"]
+        .iter()
+        .all(|t| require_tool(t))
+    {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -468,4 +486,40 @@ fn make_sim_verilator_writes_an_fst() {
     let vars = u64_at(49);
     // 5 ports of 12 signals, clk and rst.
     assert!(vars > 62, "{vars} variables");
+
+    flip_port1_bit(&dir, &name);
+    let out = std::process::Command::new("make")
+        .arg("-C")
+        .arg(&dir)
+        .arg("sim-verilator")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(!out.status.success(), "{said}");
+    let fail_cycle = fail_cycle(&said);
+    let path = format!("build/{name}_fail.fst");
+    assert!(
+        said.contains(&format!("waves of the failing run: {path}")),
+        "{said}"
+    );
+    let vcd = std::process::Command::new("fst2vcd")
+        .arg(dir.join(&path))
+        .output()
+        .unwrap();
+    assert!(vcd.status.success(), "fst2vcd: {}", stderr(&vcd));
+    let vcd = parse_vcd(&String::from_utf8_lossy(&vcd.stdout));
+    for port in [
+        "clk",
+        "rst",
+        "p0_in_data",
+        "p1_in_data",
+        "p1_out_valid",
+        "p2_in_credit",
+    ] {
+        assert!(
+            vcd.vars.iter().any(|v| v == &format!("TOP.{name}.{port}")),
+            "{port} not in the failing run's FST"
+        );
+    }
+    assert_eq!(vcd.times.last(), Some(&(2 * (fail_cycle - 1))));
 }

@@ -14,7 +14,7 @@ fn every_test_tool_is_installed_and_runs() {
         // Each prints its version and exits 0 with one of these flags.
         let flag = match tool {
             "iverilog" | "vvp" => "-V",
-            "icepack" => "-h",
+            "icepack" | "fst2vcd" => "-h",
             _ => "--version",
         };
         let out = Command::new(tool).arg(flag).output().expect("tool starts");

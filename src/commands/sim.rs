@@ -40,6 +40,28 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
             "--trace needs one algorithm and one --load (no --sweep)".into(),
         ));
     }
+    let waving = !args.waves.is_empty();
+    if waving && !single {
+        return Err(Error::InvalidSpec(
+            "--waves needs one algorithm and one --load (no --sweep)".into(),
+        ));
+    }
+    // Checked before anything runs; the network is the same for every
+    // algorithm.
+    let window = if waving {
+        Some(sim::waves::Window::new(
+            &args.waves,
+            args.waves_cycles.as_deref(),
+            &SimConfig {
+                warmup: args.warmup,
+                measure: args.measure,
+                drain: args.drain,
+                ..SimConfig::new(resolved.spec.clone())
+            },
+        )?)
+    } else {
+        None
+    };
     let engine_kind = args
         .engine
         .unwrap_or_else(sim::EngineKind::default_installed);
@@ -65,6 +87,7 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
     let ctl = Control {
         stop: Some(&stop),
         progress: Some(&progress),
+        waves: None,
     };
     let mut rows: Vec<stats::Stats> = Vec::new();
     let mut trace = Vec::new();
@@ -125,16 +148,39 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
             saturation.push((algorithm, sat));
         } else {
             for &load in &args.load {
+                let cfg = SimConfig {
+                    load,
+                    ..cfg.clone()
+                };
+                let waves = match &window {
+                    Some(w) => Some(std::cell::RefCell::new(sim::waves::Waves::create(
+                        &args.waves_file,
+                        w.clone(),
+                        &cfg,
+                    )?)),
+                    None => None,
+                };
                 let mut e = engine()?;
                 bar.set_message(format!("{algorithm} load {load}"));
-                let run = sim::run(
-                    &SimConfig {
-                        load,
-                        ..cfg.clone()
-                    },
+                let result = sim::run(
+                    &cfg,
                     e.as_mut(),
-                    &ctl,
-                )?;
+                    &Control {
+                        waves: waves.as_ref(),
+                        ..ctl
+                    },
+                );
+                if let Some(w) = waves {
+                    let note = waves_note(&w.into_inner().finish()?);
+                    bar.suspend(|| {
+                        if result.is_err() {
+                            eprintln!("{note} (the failing run)");
+                        } else {
+                            println!("{note}");
+                        }
+                    });
+                }
+                let run = result?;
                 on_row(&run.stats);
                 rows.push(run.stats);
                 trace = run.trace;
@@ -210,4 +256,15 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
     } else {
         Outcome::Success
     })
+}
+
+/// What a finished waveform holds, for the run's report.
+fn waves_note(w: &crate::sim::waves::Written) -> String {
+    match w.cycles {
+        Some((a, b)) => format!("waveform: {} (cycles {a}..{b})", w.path.display()),
+        None => format!(
+            "waveform: {} (empty: the run ended before the first cycle asked for)",
+            w.path.display()
+        ),
+    }
 }

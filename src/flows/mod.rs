@@ -5,13 +5,15 @@
 use std::path::PathBuf;
 
 /// The tools the test suite needs, with the Debian package that provides each.
-pub const TEST_TOOLS: [(&str, &str); 6] = [
+pub const TEST_TOOLS: [(&str, &str); 7] = [
     ("verilator", "verilator"),
     ("iverilog", "iverilog"),
     ("vvp", "iverilog"),
     ("yosys", "yosys"),
     ("nextpnr-ice40", "nextpnr-ice40"),
     ("icepack", "fpga-icestorm"),
+    // GTKWave's FST reader, to read Verilator's waveforms back.
+    ("fst2vcd", "gtkwave"),
 ];
 
 /// Tools installed from PyPI into the project's virtual environment by

@@ -427,22 +427,7 @@ impl NetlistEngine {
                     if node >= nodes {
                         break;
                     }
-                    let bit = |net: usize| (v[net + wi] >> bi) & 1;
-                    let mut data = 0u64;
-                    for (b, &net) in o.data.iter().enumerate() {
-                        data |= bit(net) << b;
-                    }
-                    let mut vc = 0u8;
-                    for (b, &net) in o.vc.iter().enumerate() {
-                        vc |= (bit(net) as u8) << b;
-                    }
-                    self.out.flits[node * ports + p] = Flit {
-                        valid: true,
-                        head: bit(o.head) == 1,
-                        tail: bit(o.tail) == 1,
-                        vc,
-                        data,
-                    };
+                    self.out.flits[node * ports + p] = lane_flit(v, o, wi, bi);
                 }
             }
             for node in 0..nodes {
@@ -461,6 +446,27 @@ impl NetlistEngine {
                 }
             }
         }
+    }
+}
+
+/// The flit on the output nets `o` in bit `bi` of word `wi` (node
+/// 64 wi + bi), valid or not.
+fn lane_flit(v: &[u64], o: &PortNets, wi: usize, bi: usize) -> Flit {
+    let bit = |net: usize| (v[net + wi] >> bi) & 1;
+    let mut data = 0u64;
+    for (b, &net) in o.data.iter().enumerate() {
+        data |= bit(net) << b;
+    }
+    let mut vc = 0u8;
+    for (b, &net) in o.vc.iter().enumerate() {
+        vc |= (bit(net) as u8) << b;
+    }
+    Flit {
+        valid: bit(o.valid) == 1,
+        head: bit(o.head) == 1,
+        tail: bit(o.tail) == 1,
+        vc,
+        data,
     }
 }
 
@@ -518,5 +524,11 @@ impl Engine for NetlistEngine {
         }
         self.post.eval(&mut self.v, words);
         self.sample();
+    }
+
+    /// Read from the lanes: [`NetlistEngine::sample`] keeps only valid flits.
+    fn port_out(&self, k: usize) -> Flit {
+        let (node, p) = (k / self.ports, k % self.ports);
+        lane_flit(&self.v, &self.outputs[p], node / 64, node % 64)
     }
 }

@@ -18,6 +18,7 @@ pub mod plot;
 pub mod stats;
 pub mod traffic;
 pub mod watchdog;
+pub mod waves;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -234,6 +235,9 @@ pub struct Control<'a> {
     pub stop: Option<&'a AtomicBool>,
     /// Called as `progress(cycle, cycles planned before the drain)`.
     pub progress: Option<&'a dyn Fn(u64, u64)>,
+    /// A waveform to record the cycles of its window into (kept up to a
+    /// fault: the caller finishes it whatever the run's result).
+    pub waves: Option<&'a std::cell::RefCell<waves::Waves>>,
 }
 
 /// Runs `cfg` on `engine`. Every cycle checks the flits on every port
@@ -320,6 +324,9 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
         }
         let measuring = (m0..m1).contains(&t) && !rst;
         // What the routers drive this cycle.
+        if let (false, Some(waves)) = (rst, ctl.waves) {
+            waves.borrow_mut().begin(t, &w, &*engine);
+        }
         let out = engine.outputs();
         let mut moved = false;
         for n in 0..nodes {
@@ -401,6 +408,9 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
         if on_off {
             // The interfaces eject every flit at once: always on.
             eject_credit.fill((1u32 << v) - 1);
+        }
+        if let (false, Some(waves)) = (rst, ctl.waves) {
+            waves.borrow_mut().end(&inject, &eject_credit);
         }
         engine.step(rst, &inject, &eject_credit);
         eject_credit.iter_mut().for_each(|c| *c = 0);

@@ -49,6 +49,12 @@ pub trait Engine {
     /// output VCs) and `rst`, then applies the rising clock edge that ends
     /// the cycle.
     fn step(&mut self, rst: bool, inject: &[Flit], eject_credit: &[u32]);
+    /// The flit leaving on node n's port p (index `k` = n P + p) as the
+    /// router drives it, its data, head, tail and VC also without a valid
+    /// flit (for waveforms; [`Engine::outputs`] may leave those out).
+    fn port_out(&self, k: usize) -> Flit {
+        self.outputs().flits[k]
+    }
 }
 
 /// An engine that counts the time spent in its `step` (the routers'
@@ -71,6 +77,10 @@ impl Engine for Timed<'_> {
         let t = std::time::Instant::now();
         self.engine.step(rst, inject, eject_credit);
         self.spent += t.elapsed();
+    }
+
+    fn port_out(&self, k: usize) -> Flit {
+        self.engine.port_out(k)
     }
 }
 

@@ -51,6 +51,24 @@ fn run_on(c: &SimConfig, kind: EngineKind) -> Run {
     run(c, e.as_mut(), &Control::default()).unwrap()
 }
 
+/// A run on `kind` with the waveform of nodes 0, 5, 6 and 15 (corners,
+/// middle) over cycles 100..400: the run and the VCD's text.
+fn run_waved(c: &SimConfig, kind: EngineKind) -> (Run, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.vcd");
+    let window = waves::Window::new(&[0, 5, 6, 15], Some("100..400"), c).unwrap();
+    let w = std::cell::RefCell::new(waves::Waves::create(&path, window, c).unwrap());
+    let mut e = build_engine(c, kind).unwrap();
+    let ctl = Control {
+        waves: Some(&w),
+        ..Control::default()
+    };
+    let r = run(c, e.as_mut(), &ctl).unwrap();
+    let written = w.into_inner().finish().unwrap();
+    assert_eq!(written.cycles, Some((100, 400)));
+    (r, std::fs::read_to_string(&path).unwrap())
+}
+
 /// The first delivered flit where two traces differ, as a message.
 fn trace_diff(a: &[TraceEntry], b: &[TraceEntry], names: (&str, &str)) -> Option<String> {
     let i = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i))?;
@@ -73,7 +91,7 @@ fn engines_agree_flit_by_flit_on_a_mesh() {
         ..cfg(s, 0.5)
     };
     let t0 = Instant::now();
-    let v = run_on(
+    let (v, v_waves) = run_waved(
         &SimConfig {
             threads: 3,
             ..c.clone()
@@ -81,10 +99,24 @@ fn engines_agree_flit_by_flit_on_a_mesh() {
         EngineKind::Verilator,
     );
     eprintln!("verilator: {:.2} s", t0.elapsed().as_secs_f64());
-    let r = run_on(&c, EngineKind::Rust);
+    let (r, r_waves) = run_waved(&c, EngineKind::Rust);
     let t1 = Instant::now();
-    let n = run_on(&c, EngineKind::Netlist);
+    let (n, n_waves) = run_waved(&c, EngineKind::Netlist);
     eprintln!("netlist: {:.2} s", t1.elapsed().as_secs_f64());
+    // The same ports, cycle for cycle, data, head, tail and VC also
+    // without a valid flit (docs/sim.md, "Waveforms").
+    assert!(r_waves.matches('\n').count() > 2000, "{r_waves}");
+    for (name, other) in [("verilator", &v_waves), ("netlist", &n_waves)] {
+        if let Some((i, (a, b))) = r_waves
+            .lines()
+            .zip(other.lines())
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+        {
+            panic!("the {name} engine's waveform differs from rust's at line {i}: {b} against {a}");
+        }
+        assert_eq!(&r_waves, other, "{name}");
+    }
     let r2 = run_on(
         &SimConfig {
             threads: 2,
