@@ -191,13 +191,35 @@ fn watchdog_catches_dimension_order_on_a_torus_without_dateline_vcs() {
         deadlock_prone_without_dateline_vcs: true,
         ..cfg(s, 1.0)
     };
-    let e = match run_rust(&c) {
+    // With a waveform of node 0 over every cycle the run may take: it is
+    // written up to the cycle the watchdog fired in.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deadlock.vcd");
+    let all = format!("0..{}", c.warmup + c.measure + c.drain - 1);
+    let window = waves::Window::new(&[0], Some(&all), &c).unwrap();
+    let w = std::cell::RefCell::new(waves::Waves::create(&path, window, &c).unwrap());
+    let mut engine = build_engine(&c, EngineKind::Rust).unwrap();
+    let ctl = Control {
+        waves: Some(&w),
+        ..Control::default()
+    };
+    let e = match run(&c, engine.as_mut(), &ctl) {
         Err(e) => e,
         Ok(r) => panic!("no deadlock: {} packets delivered", r.stats.latencies.len()),
     };
     let text = e.to_string();
     eprintln!("{text}");
     assert!(text.starts_with("deadlock:"), "{text}");
+    // "(cycle N)" counts the reset cycles; the waveform's cycles do not.
+    let fired: u64 = text
+        .split("(cycle ")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no (cycle N) in {text}"));
+    let written = w.into_inner().finish().unwrap();
+    assert_eq!(written.cycles, Some((0, fired - RESET_CYCLES)));
+    assert!(std::fs::metadata(&path).unwrap().len() > 10_000);
     assert!(text.contains("cycle of waits"), "{text}");
     assert!(text.contains("downstream buffer full"), "{text}");
     // The same traffic with the dateline VCs in place drains.
