@@ -125,13 +125,55 @@ fn address_decoder_proved_and_mutant_caught() {
 }
 
 #[test]
+fn economical_storage_table_proved_and_mutant_caught() {
+    let params = BlockParams {
+        flit_width: 8,
+        ..BlockParams::default()
+    };
+    // The mutant's reset table sends (-x, 0) nowhere instead of along -x:
+    // only the relation's table, not the block's own, says it is wrong.
+    proved_and_mutant_caught(
+        BlockKind::EconomicalStorageTable,
+        params,
+        "localparam  init_mask$12 = 1'b1;",
+        "localparam  init_mask$12 = 1'b0;",
+    );
+}
+
+#[test]
+fn lookahead_mux_proved_and_mutant_caught() {
+    // The mutant writes candidate 1's "local port" bit as bit 1 of the
+    // new field.
+    caught(
+        BlockKind::LookaheadMux,
+        BlockParams::default(),
+        "if (next_mask$5) begin\n                field = field | bit$0;",
+        "if (next_mask$5) begin\n                field = field | bit$1;",
+        true,
+    );
+}
+
+#[test]
 fn blocks_without_a_proof_are_refused_by_name() {
-    let e = proof(BlockKind::LookaheadMux, &BlockParams::default()).unwrap_err();
+    let onoff = BlockParams {
+        on_off: true,
+        ..BlockParams::default()
+    };
+    let e = proof(BlockKind::VcController, &onoff).unwrap_err();
     let msg = e.to_string();
     assert!(
-        msg.contains("lookahead mux") && msg.contains("flow-control-unit"),
+        msg.contains("vc controller block with on/off") && msg.contains("flow-control-unit"),
         "{msg}"
     );
+    // The look-ahead mux's proof reads a mesh router's ports, 2n + 1.
+    let four = BlockParams {
+        ports: 4,
+        ..BlockParams::default()
+    };
+    let msg = proof(BlockKind::LookaheadMux, &four)
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("P = 4") && msg.contains("2n + 1"), "{msg}");
 }
 
 #[test]
@@ -190,4 +232,59 @@ fn router_bounded_properties_dor_and_duato() {
         assert!(v.proved, "{} failed; see {}", p.name, v.dir.display());
         eprintln!("{}: {:.1} s", p.name, v.seconds);
     }
+}
+
+/// `make prove` in an output directory (docs/prove.md) after the directory
+/// is moved: a block's proof and the router's bounded properties pass;
+/// with a router whose address decoders send (+x, +y) heads along +y
+/// (not dimension order), the router's routing property fails.
+#[test]
+fn output_directory_make_prove_moved_and_router_mutant_caught() {
+    use std::process::Command;
+    if !tools() || !routergen::flows::require_tool("make") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let made = tmp.path().join("made");
+    let out = Command::new(env!("CARGO_BIN_EXE_routergen"))
+        .args([
+            "--algo", "dor", "--vcs", "2", "--depth", "2", "--radix", "3", "-o",
+        ])
+        .arg(&made)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = tmp.path().join("moved");
+    std::fs::rename(&made, &dir).unwrap();
+    let name = "router_dor_mesh2d_k3_v2_w16_d2";
+    let make = |proofs: &str| {
+        let o = Command::new("make")
+            .arg("-C")
+            .arg(&dir)
+            .arg("prove")
+            .arg(format!("PROOFS={proofs}"))
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (o.status.success(), text)
+    };
+    let (ok, text) = make(&format!("header_selector_f2_w16 {name}"));
+    assert!(ok, "{text}");
+    assert!(text.contains("proved  header_selector_f2_w16"), "{text}");
+    assert!(text.contains(&format!("proved  {name}")), "{text}");
+    let rtl = dir.join(format!("rtl/{name}.v"));
+    let good = std::fs::read_to_string(&rtl).unwrap();
+    let bad = good.replace("6'h9: mask = 10'hc;", "6'h9: mask = 10'hc0;");
+    assert_ne!(bad, good, "the decoders' (+x, +y) row is not in the router");
+    std::fs::write(&rtl, bad).unwrap();
+    let (ok, text) = make(name);
+    assert!(!ok && text.contains(&format!("FAILED  {name}")), "{text}");
 }
