@@ -19,14 +19,17 @@ use super::Proof;
 use crate::error::Result;
 use crate::spec::{Addressing, FlowControl, RouterSpec, Topology};
 
-/// Bounded depth of the router proof, in cycles after reset: `bmc3`
-/// checks 5 steps of a 5-port 2-VC router in seconds, and its sixth step
-/// took minutes (docs/prove.md).
-pub const DEPTH: usize = 5;
+/// Bounded depth of the router proof, in frames from reset: `bmc3`
+/// checks frames 0-5 of a 5-port 2-VC router in about 10 s, its frame 6
+/// did not finish in minutes (docs/prove.md); frame 5 is the first where
+/// a flit dropped by an input buffer shows.
+pub const DEPTH: usize = 6;
 
 /// The router proof of `spec` (credit flow control): credit safety on
 /// every output VC, credits returned at most once per flit received, no
-/// flit created, and packets contiguous on each output VC.
+/// flit created, packets contiguous on each output VC, order and
+/// conservation per input VC ([`sequence_checks`]) and routing
+/// ([`routing_table`]).
 pub fn proof(spec: &RouterSpec) -> Result<Proof> {
     if spec.flow_control != FlowControl::Credit {
         return Err(crate::error::Error::InvalidSpec(
