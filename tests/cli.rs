@@ -49,6 +49,7 @@ fn the_design_card_command_works_as_written() {
         files,
         [
             "Makefile",
+            "prove",
             "report.json",
             "report.md",
             "router.svg",

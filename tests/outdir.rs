@@ -153,6 +153,12 @@ fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
+/// A block's file in `prove/` (not the router's job or the ABC wrapper).
+fn is_block_proof(f: &Path) -> bool {
+    let f = f.to_string_lossy();
+    f.starts_with("prove/") && !f.starts_with("prove/router_") && !f.ends_with(".sh")
+}
+
 /// The files the output tree of docs/generate.md lists, for a supported router.
 fn expected_files(name: &str) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = [
@@ -169,6 +175,11 @@ fn expected_files(name: &str) -> Vec<PathBuf> {
         format!("tb/{name}_stimulus.hex"),
         format!("tb/{name}_tb.cpp"),
         format!("tb/{name}_tb.v"),
+        // The proof jobs of `make prove` (docs/prove.md): the router's
+        // harness and job, and each block's RTL, harness and job.
+        "prove/abc-pdr.sh".into(),
+        format!("prove/{name}.sby"),
+        format!("prove/{name}_formal.sv"),
     ]
     .iter()
     .map(PathBuf::from)
@@ -184,11 +195,41 @@ fn output_directory_is_byte_identical_across_runs_and_complete() {
     let args = ["--algo", "west-first", "--depth", "2"];
     generate(&a, &args);
     let first = tree(&a);
-    let files: Vec<PathBuf> = first.iter().map(|f| f.0.clone()).collect();
+    let files: Vec<PathBuf> = first
+        .iter()
+        .map(|f| f.0.clone())
+        .filter(|f| !is_block_proof(f))
+        .collect();
     assert_eq!(
         files,
         expected_files("router_west_first_mesh2d_k4_v1_w16_d2")
     );
+    let mut blocks: Vec<String> = first
+        .iter()
+        .filter(|f| is_block_proof(&f.0))
+        .map(|f| f.0.to_string_lossy().into_owned())
+        .collect();
+    blocks.sort();
+    let mut want = Vec::new();
+    for (kind, job) in [
+        ("address_decoder", "address_decoder_n2_w16_rel"),
+        ("crossbar", "crossbar_p5_w16"),
+        (
+            "economical_storage_table",
+            "economical_storage_table_n2_w16",
+        ),
+        ("flow_control_unit", "flow_control_unit_w16_d2"),
+        ("header_selector", "header_selector_f2_w16"),
+        ("lookahead_mux", "lookahead_mux_p5_f2_w16"),
+        ("routing_arbiter", "routing_arbiter_p5_f2_maxcredit"),
+        ("vc_controller", "vc_controller_v1_w16_d2"),
+    ] {
+        want.push(format!("prove/{kind}.v"));
+        want.push(format!("prove/{kind}_formal.sv"));
+        want.push(format!("prove/{job}.sby"));
+    }
+    want.sort();
+    assert_eq!(blocks, want, "the block proofs of prove/");
     generate(&a, &args);
     generate(
         &b,

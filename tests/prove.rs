@@ -125,13 +125,55 @@ fn address_decoder_proved_and_mutant_caught() {
 }
 
 #[test]
+fn economical_storage_table_proved_and_mutant_caught() {
+    let params = BlockParams {
+        flit_width: 8,
+        ..BlockParams::default()
+    };
+    // The mutant's reset table sends (-x, 0) nowhere instead of along -x:
+    // only the relation's table, not the block's own, says it is wrong.
+    proved_and_mutant_caught(
+        BlockKind::EconomicalStorageTable,
+        params,
+        "localparam  init_mask$12 = 1'b1;",
+        "localparam  init_mask$12 = 1'b0;",
+    );
+}
+
+#[test]
+fn lookahead_mux_proved_and_mutant_caught() {
+    // The mutant writes candidate 1's "local port" bit as bit 1 of the
+    // new field.
+    caught(
+        BlockKind::LookaheadMux,
+        BlockParams::default(),
+        "if (next_mask$5) begin\n                field = field | bit$0;",
+        "if (next_mask$5) begin\n                field = field | bit$1;",
+        true,
+    );
+}
+
+#[test]
 fn blocks_without_a_proof_are_refused_by_name() {
-    let e = proof(BlockKind::LookaheadMux, &BlockParams::default()).unwrap_err();
+    let onoff = BlockParams {
+        on_off: true,
+        ..BlockParams::default()
+    };
+    let e = proof(BlockKind::VcController, &onoff).unwrap_err();
     let msg = e.to_string();
     assert!(
-        msg.contains("lookahead mux") && msg.contains("flow-control-unit"),
+        msg.contains("vc controller block with on/off") && msg.contains("flow-control-unit"),
         "{msg}"
     );
+    // The look-ahead mux's proof reads a mesh router's ports, 2n + 1.
+    let four = BlockParams {
+        ports: 4,
+        ..BlockParams::default()
+    };
+    let msg = proof(BlockKind::LookaheadMux, &four)
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("P = 4") && msg.contains("2n + 1"), "{msg}");
 }
 
 #[test]
@@ -189,5 +231,95 @@ fn router_bounded_properties_dor_and_duato() {
         let v = sby::prove(&p, dir.path()).unwrap();
         assert!(v.proved, "{} failed; see {}", p.name, v.dir.display());
         eprintln!("{}: {:.1} s", p.name, v.seconds);
+    }
+}
+
+/// A 3x3-mesh dimension-order router (V 2, D 2) generated into a
+/// directory that is then moved; returns the temp dir, the directory and
+/// the router's name.
+fn moved_output_directory() -> (tempfile::TempDir, std::path::PathBuf, &'static str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let made = tmp.path().join("made");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_routergen"))
+        .args([
+            "--algo", "dor", "--vcs", "2", "--depth", "2", "--radix", "3", "-o",
+        ])
+        .arg(&made)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = tmp.path().join("moved");
+    std::fs::rename(&made, &dir).unwrap();
+    (tmp, dir, "router_dor_mesh2d_k3_v2_w16_d2")
+}
+
+/// `make prove PROOFS=...` in `dir`: whether it succeeded, what it printed.
+fn make_prove(dir: &std::path::Path, proofs: &str) -> (bool, String) {
+    let o = std::process::Command::new("make")
+        .arg("-C")
+        .arg(dir)
+        .arg("prove")
+        .arg(format!("PROOFS={proofs}"))
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (o.status.success(), text)
+}
+
+/// `make prove` in an output directory (docs/prove.md) after the directory
+/// is moved: a block's proof and the router's bounded properties pass.
+#[test]
+fn output_directory_make_prove_runs_moved() {
+    if !tools() || !routergen::flows::require_tool("make") {
+        return;
+    }
+    let (_tmp, dir, name) = moved_output_directory();
+    let (ok, text) = make_prove(&dir, &format!("header_selector_f2_w16 {name}"));
+    assert!(ok, "{text}");
+    assert!(text.contains("proved  header_selector_f2_w16"), "{text}");
+    assert!(text.contains(&format!("proved  {name}")), "{text}");
+}
+
+/// The router's bounded properties fail, through `make prove` in an output
+/// directory, on a router whose address decoders send (+x, +y) heads
+/// along +y (not dimension order: the routing property), on one whose
+/// first input buffer drops a flit arriving while it holds one (order and
+/// conservation), and on one whose first output VC counts 3 credits
+/// instead of D = 2 (credit safety).
+#[test]
+#[ignore = "minutes: make prove"]
+fn output_directory_router_mutants_caught() {
+    if !tools() || !routergen::flows::require_tool("make") {
+        return;
+    }
+    let (_tmp, dir, name) = moved_output_directory();
+    let rtl = dir.join(format!("rtl/{name}.v"));
+    let good = std::fs::read_to_string(&rtl).unwrap();
+    for (from, to) in [
+        ("6'h9: mask = 10'hc;", "6'h9: mask = 10'hc0;"),
+        (
+            "push = in_valid & (count$q != depth);",
+            "push = in_valid & (count$q != depth) & (count$q != one);",
+        ),
+        (
+            "if (rst) credits$0$d = 5'd2;",
+            "if (rst) credits$0$d = 5'd3;",
+        ),
+    ] {
+        assert!(good.contains(from), "no '{from}' in the router");
+        std::fs::write(&rtl, good.replacen(from, to, 1)).unwrap();
+        let (ok, text) = make_prove(&dir, name);
+        assert!(
+            !ok && text.contains(&format!("FAILED  {name}")),
+            "the mutant {from} -> {to} passed:\n{text}"
+        );
     }
 }

@@ -7,7 +7,7 @@ use super::{resolve_spec, Outcome};
 use crate::blocks::{BlockKind, BlockParams};
 use crate::cli::ProveArgs;
 use crate::error::Result;
-use crate::prove::blocks::{proof, PROVED};
+use crate::prove::blocks::proof;
 use crate::prove::Proof;
 use crate::spec::{FlowControl, SpecInput};
 
@@ -61,45 +61,14 @@ fn run_proofs(proofs: &[Proof], out: Option<&Path>) -> Result<Outcome> {
     })
 }
 
-/// The block parameters of the router `args` describe, for each block
-/// with a proof.
-fn spec_blocks(args: &ProveArgs) -> Result<Vec<(BlockKind, BlockParams)>> {
-    let spec = resolve_spec(&args.spec, SpecInput::default())?.spec;
-    let d = BlockParams::default();
-    let ports = spec.physical_ports() as usize;
-    let params = BlockParams {
-        ports,
-        vcs: spec.vcs as usize,
-        freedom: d.freedom.min(ports),
-        flit_width: spec.flit_width as usize,
-        dims: spec.dims as usize,
-        depth: spec.buffer_depth as usize,
-        on_off: spec.flow_control == FlowControl::OnOff,
-        buffers: spec.buffers,
-        selection: spec.path_selection,
-        addressing: spec.addressing,
-    };
-    let mut list = Vec::new();
-    for kind in PROVED {
-        // The VC controller's proof is for credit flow control.
-        if kind == BlockKind::VcController && params.on_off {
-            continue;
-        }
-        if kind.check(&params).is_ok() {
-            list.push((kind, params));
-        }
-    }
-    Ok(list)
-}
-
 /// Proves the blocks of the spec `args` describes, then the router's
-/// bounded properties.
+/// bounded properties ([`crate::prove::spec_proofs`]).
 pub fn run(args: &ProveArgs) -> Result<Outcome> {
     let spec = resolve_spec(&args.spec, SpecInput::default())?.spec;
-    let mut proofs = spec_blocks(args)?
-        .iter()
-        .map(|(kind, params)| proof(*kind, params))
-        .collect::<Result<Vec<Proof>>>()?;
-    proofs.push(crate::prove::router::proof(&spec)?);
-    run_proofs(&proofs, args.out.as_deref())
+    if spec.flow_control != FlowControl::Credit {
+        // The router proof is written for credits: say so rather than
+        // prove the blocks alone.
+        crate::prove::router::proof(&spec)?;
+    }
+    run_proofs(&crate::prove::spec_proofs(&spec)?, args.out.as_deref())
 }

@@ -82,8 +82,18 @@ pub fn render(spec: &RouterSpec, rtl: &str, files: &[PathBuf]) -> String {
     line(&format!("  ports: {}", port_names(spec).join(", ")));
     line("");
     line("The other files of this directory:");
+    let mut proofs = false;
     for f in files {
         let f = f.to_string_lossy().replace('\\', "/");
+        // The proof jobs, one line for all.
+        if f.starts_with("prove/") {
+            if !proofs {
+                let what = "harnesses and SymbiYosys jobs (make prove)";
+                line(&format!("  {:<w$} {what}", "prove/", w = name.len() + 19));
+            }
+            proofs = true;
+            continue;
+        }
         let what = file_role(&f, &name);
         line(&format!("  {f:<w$} {what}", w = name.len() + 19));
     }
@@ -154,7 +164,7 @@ fn file_role(path: &str, name: &str) -> String {
         "synth/generic.ys" => "Yosys generic synthesis (make synth)".into(),
         "synth/ice40.ys" => "Yosys synth_ice40 (make synth-ice40)".into(),
         "synth/ecp5.ys" => "Yosys synth_ecp5 (make synth-ecp5)".into(),
-        "Makefile" => "make lint sim sim-verilator synth all".into(),
+        "Makefile" => "make lint sim sim-verilator synth prove all".into(),
         "report.md" => "the spec, Chien's model, the deadlock proof".into(),
         "report.json" => "the same as JSON".into(),
         "router.svg" => "a drawing of this router".into(),

@@ -6,6 +6,7 @@
 
 pub mod header;
 pub mod picture;
+pub mod prove;
 pub mod stimulus;
 
 use std::path::PathBuf;
@@ -199,6 +200,9 @@ pub fn files(spec: &RouterSpec, rtl: &str) -> Result<Vec<(PathBuf, String)>> {
     for (path, template) in SYNTH {
         out.push((PathBuf::from(path), render(template, &ctx, path)?));
     }
+    let (proofs, jobs) = prove::files(spec)?;
+    out.extend(proofs);
+    ctx.insert("proofs", &jobs.join(" "));
     out.push((
         PathBuf::from("Makefile"),
         render(MAKEFILE, &ctx, "Makefile")?,

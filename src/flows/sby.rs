@@ -74,13 +74,7 @@ pub fn prove_with(proof: &Proof, dir: &Path, trace: bool) -> Result<Verdict, Too
     let sby_file = dir.join(format!("{}.sby", proof.name));
     std::fs::write(&sby_file, proof.sby()).map_err(io)?;
     let shim = dir.join("abc-pdr.sh");
-    let shim_text = format!(
-        "#!/bin/sh\n# Drops pdr's -l (progress lines), which this yosys-abc lacks.\n\
-         [ \"$1\" = -c ] && {{ c=$(printf '%s' \"$2\" | sed 's/pdr -v -l/pdr -v/'); shift 2; exec '{}' -c \"$c\" \"$@\"; }}\n\
-         exec '{}' \"$@\"\n",
-        paths[4].display(),
-        paths[4].display()
-    );
+    let shim_text = crate::emit::prove::abc_wrapper(&format!("'{}'", paths[4].display()));
     std::fs::write(&shim, shim_text).map_err(io)?;
     #[cfg(unix)]
     {

@@ -18,13 +18,15 @@ use crate::spec::{Addressing, BufferStorage, PathSelection};
 const CB: usize = 6;
 
 /// The blocks that have a proof.
-pub const PROVED: [BlockKind; 6] = [
+pub const PROVED: [BlockKind; 8] = [
     BlockKind::FlowControlUnit,
     BlockKind::Crossbar,
     BlockKind::RoutingArbiter,
     BlockKind::VcController,
     BlockKind::HeaderSelector,
     BlockKind::AddressDecoder,
+    BlockKind::EconomicalStorageTable,
+    BlockKind::LookaheadMux,
 ];
 
 /// The proof of block `kind` with `params`, or an error naming the blocks
@@ -55,6 +57,8 @@ pub fn proof(kind: BlockKind, params: &BlockParams) -> Result<Proof> {
         BlockKind::VcController if !params.on_off => vc_controller(params, &module),
         BlockKind::HeaderSelector => header_selector(params, &module),
         BlockKind::AddressDecoder => address_decoder(params, &module),
+        BlockKind::EconomicalStorageTable => es_table(params, &module)?,
+        BlockKind::LookaheadMux => lookahead_mux(params, &module)?,
         _ => {
             let names: Vec<String> = PROVED.iter().map(|k| k.name().replace('_', "-")).collect();
             return Err(Error::InvalidSpec(format!(
@@ -637,4 +641,294 @@ fn address_decoder(p: &BlockParams, module: &str) -> (String, Vec<String>, usize
         props(&["for every head flit, the candidate outputs are dimension-order routing's (the table built from the offset signs)"]),
         2,
     )
+}
+
+/// Mesh radix of the networks the table proofs take their relation from:
+/// 3 is the smallest where the middle router sees all 3^n sign vectors.
+const TABLE_RADIX: u32 = 3;
+
+/// Dimension-order routing on an n-dimensional radix-3 mesh
+/// ([`TABLE_RADIX`]), the relation `routergen block` compiles into the
+/// tables (src/algo, the survey §3).
+fn mesh_relation(n: usize) -> Result<crate::algo::Relation> {
+    let net = crate::algo::Network::new(crate::spec::Topology::Mesh, n as u32, TABLE_RADIX)?;
+    crate::algo::Relation::new(crate::spec::Algorithm::DimensionOrder, net, 1)
+}
+
+/// The output mask (bit o: port o) of a set of hops.
+fn hop_mask(net: &crate::algo::Network, hops: &[crate::algo::Hop]) -> usize {
+    hops.iter().map(|h| 1 << net.port_index(h.port)).sum()
+}
+
+/// Economical-storage table (docs/blocks.md; LAPSES §5.2.1): the entry a
+/// head flit selects, for a tracked entry chosen by the solver
+/// (`anyconst`), is the routing relation's entry for that sign vector
+/// after reset and the last written value after a configuration write; the
+/// node-id register follows `cfg_node_we`; nothing is selected without a
+/// head flit. The reset entries come from
+/// [`crate::algo::tables::economical`] at the middle router of a radix-3
+/// mesh, not from the block.
+fn es_table(p: &BlockParams, module: &str) -> Result<(String, Vec<String>, usize)> {
+    let n = p.dims;
+    let w = p.flit_width;
+    let ports = 2 * n + 1;
+    let rel = mesh_relation(n)?;
+    let net = rel.net;
+    let middle = net.node_at(&vec![1; n]);
+    let table = crate::algo::tables::economical(&rel, middle);
+    if !table.well_defined() {
+        return Err(Error::Internal(format!(
+            "dimension order's economical-storage table is not well defined: {:?}",
+            table.conflicts
+        )));
+    }
+    let entries = table.entries.len();
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "(input clock, input rst, input cfg_node_we, input [{w1}:0] cfg_node, input cfg_we,
+  input [6:0] cfg_addr, input [{p1}:0] cfg_mask, input [1:0] cfg_class,
+  input [{w1}:0] in_data, input in_valid, input in_head);
+  wire [{p1}:0] cand; wire [1:0] vc_class;",
+        w1 = w - 1,
+        p1 = ports - 1
+    );
+    let mut conn = String::from(
+        ".clock(clock), .rst(rst), .cfg_node_we(cfg_node_we), .cfg_node(cfg_node), \
+         .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_class(cfg_class), .in_data(in_data), \
+         .in_valid(in_valid), .in_head(in_head), .vc_class(vc_class)",
+    );
+    for o in 0..ports {
+        let _ = write!(conn, ", .cfg_mask${o}(cfg_mask[{o}]), .cand${o}(cand[{o}])");
+    }
+    let _ = writeln!(s, "  {module} dut({conn});");
+    s.push_str(init_block());
+    // The relation's entry for each sign vector: digit 0 for sign 0, 1
+    // for +, 2 for - (docs/blocks.md), keyed here by the digits themselves.
+    let _ = writeln!(
+        s,
+        "  (* anyconst *) reg [6:0] ta;\n  always @(*) assume(ta < {entries});\n  \
+         reg [{p1}:0] rel_mask; reg [1:0] rel_class;\n  always @(*) begin\n    \
+         rel_mask = 0; rel_class = 0;\n    case (ta)",
+        p1 = ports - 1
+    );
+    for (e, entry) in table.entries.iter().enumerate() {
+        let hops = entry.as_ref().ok_or_else(|| {
+            Error::Internal(format!(
+                "no destination has sign vector {e} in a radix-3 mesh"
+            ))
+        })?;
+        let digits: usize = crate::algo::tables::signs_of(e, n)
+            .iter()
+            .enumerate()
+            .map(|(d, &sg)| {
+                let digit = match sg {
+                    0 => 0,
+                    1 => 1,
+                    _ => 2,
+                };
+                digit * 3usize.pow(d as u32)
+            })
+            .sum();
+        let class = hops.iter().map(|h| h.vc).min().unwrap_or(0);
+        let _ = writeln!(
+            s,
+            "      7'd{digits}: begin rel_mask = {ports}'d{}; rel_class = 2'd{class}; end",
+            hop_mask(&net, hops)
+        );
+    }
+    s.push_str("      default: begin rel_mask = 0; rel_class = 0; end\n    endcase\n  end\n");
+    let _ = write!(
+        s,
+        "  reg [{w1}:0] node = 0; reg [{p1}:0] t_mask = 0; reg [1:0] t_class = 0;
+  always @(posedge clock)
+    if (rst) begin node <= 0; t_mask <= rel_mask; t_class <= rel_class; end
+    else begin
+      if (cfg_node_we) node <= cfg_node;
+      if (cfg_we && cfg_addr == ta) begin t_mask <= cfg_mask; t_class <= cfg_class; end
+    end
+",
+        w1 = w - 1,
+        p1 = ports - 1
+    );
+    // LAPSES §5.2.1: the sign of (destination - node id) per dimension.
+    for d in 0..n {
+        let f = format!("in_data[{}:{}]", 4 * d + 3, 4 * d);
+        let me = format!("node[{}:{}]", 4 * d + 3, 4 * d);
+        let _ = writeln!(
+            s,
+            "  wire [6:0] dg{d} = ({f} == {me}) ? 7'd0 : ({f} > {me}) ? 7'd1 : 7'd2;"
+        );
+    }
+    let idx = join(n, " + ", |d| format!("dg{d} * 7'd{}", 3usize.pow(d as u32)));
+    let _ = write!(
+        s,
+        "  wire [6:0] idx = {idx};
+  always @(*) if (!init) begin
+    if (!(in_valid && in_head)) assert(cand == 0 && vc_class == 0);
+    else if (idx == ta) assert(cand == t_mask && vc_class == t_class);
+  end
+"
+    );
+    Ok((
+        s,
+        props(&[
+            "after reset, a head flit's outputs and VC class are the routing relation's economical-storage entry for the sign vector of (destination - node id) (dimension order, from src/algo)",
+            "after a configuration write, the written entry; the node id follows cfg_node_we",
+            "all zero without a head flit",
+        ]),
+        4,
+    ))
+}
+
+/// Look-ahead mux (docs/blocks.md; LAPSES §3.2, Figure 4b) fed by the
+/// concurrent next-hop lookup: with each candidate j a link of this
+/// router toward a neighbour and `next_mask` the routing relation's
+/// outputs at that neighbour for the header's destination (the table
+/// lookup, generated here from [`crate::algo`]), the new header's
+/// look-ahead field is the selected (lowest) candidate's table entry,
+/// cleared when none is selected, and the other W - P bits pass unchanged.
+/// P = 2n + 1 (an n-dimensional mesh router); the destination's
+/// coordinates are the 4-bit fields above the look-ahead field.
+fn lookahead_mux(p: &BlockParams, module: &str) -> Result<(String, Vec<String>, usize)> {
+    let ports = p.ports;
+    let f = p.freedom;
+    let w = p.flit_width;
+    let n = (ports.saturating_sub(1)) / 2;
+    if ports < 3 || ports % 2 == 0 || ports + 4 * n > w {
+        return Err(Error::InvalidSpec(format!(
+            "the look-ahead mux proof needs a mesh router's port count P = 2n + 1 (3, 5, 7, 9) \
+             with the destination's 4-bit coordinates above the P-bit field in the flit \
+             (P + 4n <= W); got P = {ports}, W = {w}"
+        )));
+    }
+    let rel = mesh_relation(n)?;
+    let net = rel.net;
+    let k = TABLE_RADIX as usize;
+    let nodes = net.nodes();
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "(input clock, input [{w1}:0] in_hdr, input [{f1}:0] sel, input [{cb}:0] node,
+  input [{pf}:0] cport, input [{m1}:0] next_mask);
+  wire [{w1}:0] out_hdr; wire out_valid;",
+        w1 = w - 1,
+        f1 = f - 1,
+        cb = 4 * n - 1,
+        pf = 4 * f - 1,
+        m1 = f * ports - 1
+    );
+    let mut conn = String::from(".in_hdr(in_hdr), .out_hdr(out_hdr), .out_valid(out_valid)");
+    for j in 0..f {
+        let _ = write!(conn, ", .sel${j}(sel[{j}])");
+    }
+    for m in 0..f * ports {
+        let _ = write!(conn, ", .next_mask${m}(next_mask[{m}])");
+    }
+    let _ = writeln!(s, "  {module} dut({conn});");
+    // The relation's outputs at router `at` for destination `to`, both as
+    // n 4-bit coordinates (dimension 0 lowest): the table the concurrent
+    // lookup holds.
+    let _ = writeln!(
+        s,
+        "  function [{p1}:0] rel(input [{cb}:0] at, input [{cb}:0] to);\n    begin\n      rel = 0;\n      case ({{to, at}})",
+        p1 = ports - 1,
+        cb = 4 * n - 1
+    );
+    let key = |node: u32| -> u64 {
+        (0..n).fold(0, |acc, d| acc | u64::from(net.coord(node, d)) << (4 * d))
+    };
+    for at in 0..nodes {
+        for to in 0..nodes {
+            let hops = rel.hops(at, crate::algo::Input::INJECTED, to);
+            let _ = writeln!(
+                s,
+                "        {}'h{:x}: rel = {ports}'d{};",
+                8 * n,
+                key(to) << (4 * n) | key(at),
+                hop_mask(&net, &hops)
+            );
+        }
+    }
+    s.push_str("        default: rel = 0;\n      endcase\n    end\n  endfunction\n");
+    let _ = writeln!(
+        s,
+        "  wire [{}:0] dest = in_hdr[{}:{ports}];",
+        4 * n - 1,
+        ports + 4 * n - 1
+    );
+    for d in 0..n {
+        let _ = writeln!(
+            s,
+            "  always @(*) assume(node[{}:{}] < {k} && dest[{}:{}] < {k});",
+            4 * d + 3,
+            4 * d,
+            4 * d + 3,
+            4 * d
+        );
+    }
+    for j in 0..f {
+        // Candidate j leaves by port cport_j (2d + 1 for +d, 2d + 2 for
+        // -d) to the neighbour one step along d.
+        let _ = writeln!(
+            s,
+            "  wire [3:0] cp{j} = cport[{}:{}];\n  reg [{cb}:0] nb{j};\n  reg ok{j};",
+            4 * j + 3,
+            4 * j,
+            cb = 4 * n - 1
+        );
+        let mut case =
+            format!("  always @(*) begin\n    nb{j} = node; ok{j} = 1'b0;\n    case (cp{j})\n");
+        for d in 0..n {
+            let c = format!("node[{}:{}]", 4 * d + 3, 4 * d);
+            let _ = writeln!(
+                case,
+                "      4'd{}: begin nb{j}[{}:{}] = {c} + 4'd1; ok{j} = {c} < {}; end",
+                2 * d + 1,
+                4 * d + 3,
+                4 * d,
+                k - 1
+            );
+            let _ = writeln!(
+                case,
+                "      4'd{}: begin nb{j}[{}:{}] = {c} - 4'd1; ok{j} = {c} != 0; end",
+                2 * d + 2,
+                4 * d + 3,
+                4 * d
+            );
+        }
+        case.push_str("      default: ;\n    endcase\n  end\n");
+        s.push_str(&case);
+        let _ = writeln!(
+            s,
+            "  wire [{p1}:0] want{j} = rel(nb{j}, dest);\n  always @(*) begin\n    assume(ok{j});\n    \
+             assume(next_mask[{}:{}] == want{j});\n  end",
+            j * ports + ports - 1,
+            j * ports,
+            p1 = ports - 1
+        );
+    }
+    let mut pick = format!("{ports}'d0");
+    for j in (0..f).rev() {
+        pick = format!("sel[{j}] ? want{j} : {pick}");
+    }
+    let _ = write!(
+        s,
+        "  always @(*) begin
+    assert(out_valid == |sel);
+    assert(out_hdr[{p1}:0] == ({pick}));
+    assert(out_hdr[{w1}:{ports}] == in_hdr[{w1}:{ports}]);
+  end
+",
+        p1 = ports - 1,
+        w1 = w - 1
+    );
+    Ok((
+        s,
+        props(&[
+            "the new header's look-ahead field is the routing relation's outputs at the next router along the selected (lowest) candidate, for the header's destination (dimension order, from src/algo); cleared when none is selected",
+            "the other W - P header bits pass unchanged; out_valid exactly when a candidate is selected",
+        ]),
+        2,
+    ))
 }

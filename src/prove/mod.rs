@@ -63,6 +63,14 @@ impl Proof {
     /// `cex` (bounded check with smtbmc and Z3, to [`Proof::cex_depth`]),
     /// which writes a VCD trace when a property fails.
     pub fn sby(&self) -> String {
+        self.sby_from(&[])
+    }
+
+    /// [`Proof::sby`] with some sources taken from elsewhere: `from` maps a
+    /// source's file name to the path the job copies it from, relative to
+    /// the `.sby` file (an output directory's `prove/` job reads the
+    /// router from `../rtl/`).
+    pub fn sby_from(&self, from: &[(&str, &str)]) -> String {
         let mut s = String::new();
         s.push_str("[tasks]\nprove\ncex\n\n[options]\n");
         if self.bounded {
@@ -83,10 +91,56 @@ impl Proof {
         }
         s.push_str(&format!("prep -top {}\n\n[files]\n", self.top));
         for (file, _) in &self.sources {
-            s.push_str(&format!("{file}\n"));
+            match from.iter().find(|(f, _)| f == file) {
+                Some((_, path)) => s.push_str(&format!("{file} {path}\n")),
+                None => s.push_str(&format!("{file}\n")),
+            }
         }
         s
     }
+}
+
+/// The proofs `routergen prove` runs for `spec`: every block with a proof
+/// at the router's sizes (P, V, W, D, n, addressing, flow control,
+/// buffers, path selection; F is 2), skipping those whose proof is not
+/// written for this shape (the look-ahead mux's needs a mesh router's
+/// port count), then the router's own (credit flow control only).
+pub fn spec_proofs(spec: &crate::spec::RouterSpec) -> crate::error::Result<Vec<Proof>> {
+    use crate::blocks::{BlockKind, BlockParams};
+    use crate::spec::FlowControl;
+    let d = BlockParams::default();
+    let ports = spec.physical_ports() as usize;
+    let params = BlockParams {
+        ports,
+        vcs: spec.vcs as usize,
+        freedom: d.freedom.min(ports),
+        flit_width: spec.flit_width as usize,
+        dims: spec.dims as usize,
+        depth: spec.buffer_depth as usize,
+        on_off: spec.flow_control == FlowControl::OnOff,
+        buffers: spec.buffers,
+        selection: spec.path_selection,
+        addressing: spec.addressing,
+    };
+    let mut list = Vec::new();
+    for kind in blocks::PROVED {
+        // The VC controller's proof is for credit flow control.
+        if kind == BlockKind::VcController && params.on_off {
+            continue;
+        }
+        if kind.check(&params).is_err() {
+            continue;
+        }
+        match blocks::proof(kind, &params) {
+            Ok(p) => list.push(p),
+            Err(crate::error::Error::InvalidSpec(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if spec.flow_control == FlowControl::Credit {
+        list.push(router::proof(spec)?);
+    }
+    Ok(list)
 }
 
 /// Verilog text helpers shared by the harness builders.

@@ -11,21 +11,25 @@
 //! returns a credit only for a flit it holds. The routing fields of heads
 //! are arbitrary.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::text::{init_block, join};
 use super::Proof;
 use crate::error::Result;
-use crate::spec::{FlowControl, RouterSpec};
+use crate::spec::{Addressing, FlowControl, RouterSpec, Topology};
 
-/// Bounded depth of the router proof, in cycles after reset: `bmc3`
-/// checks 5 steps of a 5-port 2-VC router in seconds, and its sixth step
-/// took minutes (docs/prove.md).
-pub const DEPTH: usize = 5;
+/// Bounded depth of the router proof, in frames from reset: `bmc3`
+/// checks frames 0-5 of a 5-port 2-VC router in about 10 s, its frame 6
+/// did not finish in minutes (docs/prove.md); frame 5 is the first where
+/// a flit dropped by an input buffer shows.
+pub const DEPTH: usize = 6;
 
 /// The router proof of `spec` (credit flow control): credit safety on
 /// every output VC, credits returned at most once per flit received, no
-/// flit created, and packets contiguous on each output VC.
+/// flit created, packets contiguous on each output VC, order and
+/// conservation per input VC ([`sequence_checks`]) and routing
+/// ([`routing_table`]).
 pub fn proof(spec: &RouterSpec) -> Result<Proof> {
     if spec.flow_control != FlowControl::Credit {
         return Err(crate::error::Error::InvalidSpec(
@@ -132,6 +136,31 @@ pub fn proof(spec: &RouterSpec) -> Result<Proof> {
     }
     let ins = join(ports, " + ", |p| format!("p{p}_in_valid"));
     let outs = join(ports, " + ", |p| format!("p{p}_out_valid"));
+    let mut properties = vec![
+        "credit safety: never a flit out on a VC without a downstream credit".to_string(),
+        "input credits: never more returned than flits received (at most once per flit)".into(),
+        "no flit created: flits out never exceed flits in".into(),
+        "packets contiguous on each output VC: a head only after a tail, nothing else between"
+            .into(),
+        "output VC numbers below V".into(),
+    ];
+    if let Some(text) = sequence_checks(spec) {
+        s.push_str(&text);
+        properties.push(
+            "per input VC: flits out never exceed flits in; a packet's flits leave in order and \
+             contiguously on their output VC, none lost, duplicated or changed (payload tags: \
+             source input VC and sequence number)"
+                .into(),
+        );
+    }
+    if let Some(table) = routing_table(spec)? {
+        s.push_str(&routing_checks(spec, &table));
+        properties.push(
+            "routing: every head leaves on a port and VC the routing relation permits for its \
+             destination (table from src/algo, the offsets read back through the header update)"
+                .into(),
+        );
+    }
     let _ = write!(
         s,
         "  always @(posedge clk)
@@ -147,13 +176,172 @@ endmodule
         sources: vec![(format!("{name}.v"), rtl), (format!("{name}_formal.sv"), s)],
         cex_depth: DEPTH,
         bounded: true,
-        properties: vec![
-            "credit safety: never a flit out on a VC without a downstream credit".into(),
-            "input credits: never more returned than flits received (at most once per flit)".into(),
-            "no flit created: flits out never exceed flits in".into(),
-            "packets contiguous on each output VC: a head only after a tail, nothing else between"
-                .into(),
-            "output VC numbers below V".into(),
-        ],
+        properties,
     })
+}
+
+/// Per output port, the routing fields a head may carry as it leaves by
+/// that port (keys) and the output VCs the routing relation permits it
+/// there (bit v), on a mesh with relative addressing (docs/interface.md,
+/// "Head flit": the field holds the offset that remains, and a router
+/// moves the field of the dimension it sends along one step toward zero).
+/// Built from [`crate::algo::Relation`] at every node for every
+/// destination and every input a head can arrive by (their union: the
+/// harness sees the outputs only); `None` for other networks.
+pub fn routing_table(spec: &RouterSpec) -> Result<Option<Vec<BTreeMap<u64, u64>>>> {
+    use crate::algo::{Dir, Port};
+    if spec.topology != Topology::Mesh || spec.addressing != Addressing::Relative || spec.lookahead
+    {
+        return Ok(None);
+    }
+    let net = crate::algo::Network::new(spec.topology, spec.dims, spec.radix)?;
+    let rel = crate::algo::Relation::new(spec.algorithm, net, spec.vcs)?;
+    let net = &rel.net;
+    let f = field_bits(spec);
+    let mut table = vec![BTreeMap::new(); net.port_count()];
+    for node in 0..net.nodes() {
+        for dest in 0..net.nodes() {
+            let offsets: Vec<i64> = (0..net.n())
+                .map(|d| i64::from(net.coord(dest, d)) - i64::from(net.coord(node, d)))
+                .collect();
+            for input in crate::interface::arrival_inputs(&rel, node) {
+                for h in rel.hops(node, input, dest) {
+                    let mut left = offsets.clone();
+                    if let Port::Link { dim, dir } = h.port {
+                        left[dim as usize] += if dir == Dir::Plus { -1 } else { 1 };
+                    }
+                    let key = left.iter().enumerate().fold(0u64, |acc, (d, &o)| {
+                        acc | ((o as u64) & ((1 << f) - 1)) << (d as u32 * f)
+                    });
+                    *table[net.port_index(h.port)].entry(key).or_insert(0) |= 1u64 << h.vc;
+                }
+            }
+        }
+    }
+    Ok(Some(table))
+}
+
+/// Bits to number `n` things.
+fn bits_for(n: usize) -> usize {
+    (usize::BITS - n.saturating_sub(1).leading_zeros()).max(1) as usize
+}
+
+/// The harness text of the order and conservation properties, or `None`
+/// when the flit has too few payload bits. The payload is cut down to
+/// tags (the model may constrain payload, docs/prove.md): above the
+/// routing field every flit carries its source, input port p and VC v as
+/// p V + v, and its sequence number on that input VC; a non-head flit's
+/// routing-field bits are zero. On each output VC a non-head flit must
+/// carry its packet head's source and the next sequence number, with zero
+/// routing-field bits (in order, contiguous, none lost, duplicated or
+/// changed); per source, flits out never exceed flits in.
+fn sequence_checks(spec: &RouterSpec) -> Option<String> {
+    let ports = spec.physical_ports() as usize;
+    let v = spec.vcs as usize;
+    let w = spec.flit_width as usize;
+    let h = spec.header_bits() as usize;
+    let sb = bits_for(ports * v);
+    let qb = w.checked_sub(h + sb)?;
+    if qb < 2 {
+        return None;
+    }
+    let (s_hi, s_lo, q_hi, q_lo) = (w - 1, w - sb, w - sb - 1, h);
+    let mut s = String::new();
+    let zero_field = |sig: &str| {
+        if h == 0 {
+            "1'b1".to_string()
+        } else {
+            format!("{sig}[{}:0] == 0", h - 1)
+        }
+    };
+    for p in 0..ports {
+        for vc in 0..v {
+            let src = p * v + vc;
+            let _ = write!(
+                s,
+                "  reg [{q1}:0] qin{p}_{vc} = 0; reg [15:0] nin{src} = 0;
+  always @(*) if (!init && !rst && rx{p}_{vc})
+    assume(p{p}_in_data[{s_hi}:{s_lo}] == {src} && p{p}_in_data[{q_hi}:{q_lo}] == qin{p}_{vc}
+      && (p{p}_in_head || {zf}));
+  always @(posedge clk)
+    if (rst) begin qin{p}_{vc} <= 0; nin{src} <= 0; end
+    else if (rx{p}_{vc}) begin qin{p}_{vc} <= qin{p}_{vc} + 1; nin{src} <= nin{src} + 1; end
+  reg [{s1}:0] osrc{p}_{vc} = 0; reg [{q1}:0] oseq{p}_{vc} = 0;
+  wire [{s1}:0] tsrc{p}_{vc} = p{p}_out_data[{s_hi}:{s_lo}];
+  wire [{q1}:0] tseq{p}_{vc} = p{p}_out_data[{q_hi}:{q_lo}];
+  always @(posedge clk)
+    if (!rst && tx{p}_{vc}) begin osrc{p}_{vc} <= tsrc{p}_{vc}; oseq{p}_{vc} <= tseq{p}_{vc}; end
+  always @(*) if (!init && !rst && tx{p}_{vc}) begin
+    assert(tsrc{p}_{vc} < {nsrc});
+    if (!p{p}_out_head)
+      assert(tsrc{p}_{vc} == osrc{p}_{vc} && tseq{p}_{vc} == oseq{p}_{vc} + 1 && {ozf});
+  end
+",
+                q1 = qb - 1,
+                s1 = sb - 1,
+                zf = zero_field(&format!("p{p}_in_data")),
+                ozf = zero_field(&format!("p{p}_out_data")),
+                nsrc = ports * v
+            );
+        }
+    }
+    for src in 0..ports * v {
+        let outs = join(ports, " + ", |o| {
+            format!("(p{o}_out_valid && p{o}_out_data[{s_hi}:{s_lo}] == {src})")
+        });
+        let _ = write!(
+            s,
+            "  reg [15:0] nout{src} = 0;
+  always @(posedge clk) if (rst) nout{src} <= 0; else nout{src} <= nout{src} + {outs};
+  always @(*) if (!init) assert(nout{src} <= nin{src});
+"
+        );
+    }
+    Some(s)
+}
+
+/// Bits of a relative mesh address field: 1 + ceil(log2 k)
+/// (docs/interface.md, "Head flit").
+fn field_bits(spec: &RouterSpec) -> u32 {
+    1 + (32 - (spec.radix - 1).leading_zeros())
+}
+
+/// The harness text of the routing property: heads arrive with offsets
+/// a node of the mesh can have (|offset| < k per dimension), and each
+/// head that leaves by port o on VC v carries a field the table permits.
+fn routing_checks(spec: &RouterSpec, table: &[BTreeMap<u64, u64>]) -> String {
+    let f = field_bits(spec);
+    let bits = f * spec.dims;
+    let k = i64::from(spec.radix);
+    let v = spec.vcs;
+    let mut s = String::new();
+    for (p, entries) in table.iter().enumerate() {
+        for d in 0..spec.dims {
+            let _ = writeln!(
+                s,
+                "  wire signed [{f1}:0] a{p}_{d} = p{p}_in_data[{hi}:{lo}];\n  \
+                 always @(*) if (!init && !rst && p{p}_in_valid && p{p}_in_head) \
+                 assume(a{p}_{d} > -{k} && a{p}_{d} < {k});",
+                f1 = f - 1,
+                hi = d * f + f - 1,
+                lo = d * f
+            );
+        }
+        let _ = writeln!(
+            s,
+            "  reg [{v1}:0] ok{p};\n  always @(*) begin\n    ok{p} = 0;\n    case (p{p}_out_data[{b1}:0])",
+            v1 = v - 1,
+            b1 = bits - 1
+        );
+        for (key, mask) in entries {
+            let _ = writeln!(s, "      {bits}'h{key:x}: ok{p} = {v}'d{mask};");
+        }
+        let _ = writeln!(
+            s,
+            "      default: ok{p} = 0;\n    endcase\n  end\n  \
+             always @(*) if (!init && !rst && p{p}_out_valid && p{p}_out_head) \
+             assert(((ok{p} >> p{p}_out_vc) & 1'b1) != 0);"
+        );
+    }
+    s
 }
