@@ -106,7 +106,6 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
             .check()?;
         }
         bar.set_message(format!("{algorithm}: building"));
-        let mut engine = || sim::build_engine(&cfg, engine_kind);
         let mut on_row = |s: &stats::Stats| {
             bar.suspend(|| {
                 eprintln!(
@@ -120,27 +119,18 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
         };
         if args.sweep {
             bar.set_message(format!("{algorithm}"));
-            let (r, sat) = sim::find_saturation(&cfg, &mut engine, &ctl, &mut on_row)?;
+            let (r, sat) = sim::find_saturation(&cfg, engine_kind, &ctl, &mut on_row)?;
             rows.extend(r);
             saturation.push((algorithm, sat));
         } else {
-            for &load in &args.load {
-                let mut e = engine()?;
-                bar.set_message(format!("{algorithm} load {load}"));
-                let run = sim::run(
-                    &SimConfig {
-                        load,
-                        ..cfg.clone()
-                    },
-                    e.as_mut(),
-                    &ctl,
-                )?;
-                on_row(&run.stats);
+            // Every load in one pass where the engine holds several networks.
+            bar.set_message(format!("{algorithm}"));
+            let runs = sim::run_loads(&cfg, &args.load, engine_kind, &ctl, &mut |r| {
+                on_row(&r.stats)
+            })?;
+            for run in runs {
                 rows.push(run.stats);
                 trace = run.trace;
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
             }
         }
         if stop.load(Ordering::Relaxed) {
