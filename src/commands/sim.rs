@@ -129,7 +129,6 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
             .check()?;
         }
         bar.set_message(format!("{algorithm}: building"));
-        let mut engine = || sim::build_engine(&cfg, engine_kind);
         let mut on_row = |s: &stats::Stats| {
             bar.suspend(|| {
                 eprintln!(
@@ -143,50 +142,53 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
         };
         if args.sweep {
             bar.set_message(format!("{algorithm}"));
-            let (r, sat) = sim::find_saturation(&cfg, &mut engine, &ctl, &mut on_row)?;
+            let (r, sat) = sim::find_saturation(&cfg, engine_kind, &ctl, &mut on_row)?;
             rows.extend(r);
             saturation.push((algorithm, sat));
         } else {
-            for &load in &args.load {
+            if let Some(w) = &window {
+                // One load (checked with the arguments): one run, recorded.
                 let cfg = SimConfig {
-                    load,
+                    load: args.load[0],
                     ..cfg.clone()
                 };
-                let waves = match &window {
-                    Some(w) => Some(std::cell::RefCell::new(sim::waves::Waves::create(
-                        &args.waves_file,
-                        w.clone(),
-                        &cfg,
-                    )?)),
-                    None => None,
-                };
-                let mut e = engine()?;
-                bar.set_message(format!("{algorithm} load {load}"));
+                let waves = std::cell::RefCell::new(sim::waves::Waves::create(
+                    &args.waves_file,
+                    w.clone(),
+                    &cfg,
+                )?);
+                let mut e = sim::build_engine(&cfg, engine_kind)?;
+                bar.set_message(format!("{algorithm} load {}", cfg.load));
                 let result = sim::run(
                     &cfg,
                     e.as_mut(),
                     &Control {
-                        waves: waves.as_ref(),
+                        waves: Some(&waves),
                         ..ctl
                     },
                 );
-                if let Some(w) = waves {
-                    let note = waves_note(&w.into_inner().finish()?);
-                    bar.suspend(|| {
-                        if result.is_err() {
-                            eprintln!("{note} (the failing run)");
-                        } else {
-                            println!("{note}");
-                        }
-                    });
-                }
+                let note = waves_note(&waves.into_inner().finish()?);
+                bar.suspend(|| {
+                    if result.is_err() {
+                        eprintln!("{note} (the failing run)");
+                    } else {
+                        println!("{note}");
+                    }
+                });
                 let run = result?;
                 on_row(&run.stats);
                 rows.push(run.stats);
                 trace = run.trace;
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
+                continue;
+            }
+            // Every load in one pass where the engine holds several networks.
+            bar.set_message(format!("{algorithm}"));
+            let runs = sim::run_loads(&cfg, &args.load, engine_kind, &ctl, &mut |r| {
+                on_row(&r.stats)
+            })?;
+            for run in runs {
+                rows.push(run.stats);
+                trace = run.trace;
             }
         }
         if stop.load(Ordering::Relaxed) {

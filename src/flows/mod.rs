@@ -106,6 +106,7 @@ pub fn require_tool(tool: &str) -> bool {
     false
 }
 
+pub mod cc;
 pub mod icarus;
 pub mod nextpnr;
 pub mod sby;

@@ -2,8 +2,15 @@
 //! gates and flip-flops ([`crate::flows::yosys::netlist_json`], cached by
 //! a hash of the Verilog, the script and the Yosys release), and every
 //! router of the network evaluated at once, bit-parallel: each net is one
-//! 64-bit word per 64 routers, bit lane n holding node n, so one word
-//! operation evaluates a gate of 64 routers.
+//! 64-bit word per 64 routers (lanes), so one word operation evaluates a
+//! gate of 64 routers. The words of 64 lanes form a block (word `net` of a
+//! block holds that net), blocks one after another. The gates run as
+//! generated C compiled once ([`Eval::Compiled`]) or as an interpreted op
+//! list ([`Eval::Interpreted`]), with the same results.
+//!
+//! The lanes may hold several copies of the network side by side (one per
+//! experiment of [`super::run_many`]): copy c's node n is lane c N + n, and
+//! links join lanes of one copy only.
 //!
 //! A cycle: the local ports' inputs transposed into lanes, the link inputs
 //! gathered from the neighbours' outputs (a lane permutation: per link
@@ -17,6 +24,7 @@
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
+use super::netlist::compiled::Compiled;
 use super::netlist::{Netlist, Program, ONE};
 use super::network::{node_id, Engine, Flit, Outputs, Wiring};
 use crate::error::{Error, Result};
@@ -50,24 +58,100 @@ impl PortNets {
 
 /// The links from one far port q to one near port p: per (input net,
 /// output net) pair the same lane permutation, as shifts: input lane l
-/// takes output lane l + delta where `mask` has bit l.
+/// takes output lane l + delta where `mask` (a word per block) has bit l.
 #[derive(Debug, Clone)]
 struct LinkGroup {
     pairs: Vec<(usize, usize)>,
     shifts: Vec<(isize, Vec<u64>)>,
 }
 
+/// How the gates are evaluated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eval {
+    /// Generated C, compiled once and cached ([`Compiled`]).
+    Compiled,
+    /// The interpreted op list ([`Program`]): no compiler needed.
+    Interpreted,
+}
+
+impl Eval {
+    /// Compiled when a C compiler is found and `ROUTERGEN_NETLIST_EVAL`
+    /// is not `interpreted`; interpreted otherwise.
+    pub fn default_here() -> Eval {
+        let asked = std::env::var("ROUTERGEN_NETLIST_EVAL").unwrap_or_default();
+        if asked != "interpreted" && !crate::flows::cc::version().is_empty() {
+            Eval::Compiled
+        } else {
+            Eval::Interpreted
+        }
+    }
+}
+
+/// The gates of a cycle, either way.
+enum Gates {
+    Compiled(Compiled),
+    Interpreted {
+        pre: Program,
+        post: Program,
+        /// Flip-flops (d, q) whose d is no flip-flop's q: copied in place.
+        ff: Vec<(usize, usize)>,
+        /// The others, through `next`.
+        ff_chained: Vec<(usize, usize)>,
+        next: Vec<u64>,
+    },
+}
+
+impl Gates {
+    fn cycle(&mut self, v: &mut [u64], blocks: usize, stride: usize) {
+        match self {
+            Gates::Compiled(c) => c.cycle(v, blocks, stride),
+            Gates::Interpreted {
+                pre,
+                post,
+                ff,
+                ff_chained,
+                next,
+            } => {
+                for b in v.chunks_exact_mut(stride).take(blocks) {
+                    pre.eval(b);
+                    // The edge: every flip-flop takes its input at once.
+                    for (k, &(d, _)) in ff_chained.iter().enumerate() {
+                        next[k] = b[d];
+                    }
+                    for &(d, q) in ff.iter() {
+                        b[q] = b[d];
+                    }
+                    for (k, &(_, q)) in ff_chained.iter().enumerate() {
+                        b[q] = next[k];
+                    }
+                    post.eval(b);
+                }
+            }
+        }
+    }
+
+    fn post(&mut self, v: &mut [u64], blocks: usize, stride: usize) {
+        match self {
+            Gates::Compiled(c) => c.post(v, blocks, stride),
+            Gates::Interpreted { post, .. } => {
+                for b in v.chunks_exact_mut(stride).take(blocks) {
+                    post.eval(b);
+                }
+            }
+        }
+    }
+}
+
 /// The network of routers as one bit-parallel netlist.
 pub struct NetlistEngine {
-    words: usize,
-    nodes: usize,
+    /// Blocks of 64 lanes, and words per block.
+    blocks: usize,
+    stride: usize,
+    lanes: usize,
     ports: usize,
+    eval: Eval,
     v: Vec<u64>,
-    step: Program,
-    post: Program,
-    ff: Vec<(usize, usize)>,
-    ff_chained: Vec<(usize, usize)>,
-    next: Vec<u64>,
+    gates: Gates,
     rst: usize,
     inputs: Vec<PortNets>,
     outputs: Vec<PortNets>,
@@ -78,9 +162,9 @@ pub struct NetlistEngine {
 }
 
 /// Where built netlists are kept: the Verilator engine's cache directory
-/// ([`super::engine_verilator::cache_root`]).
+/// ([`super::dynlib::cache_root`]).
 fn cache_path(spec: &RouterSpec, key: u64) -> PathBuf {
-    super::engine_verilator::cache_root().join(format!("netlist-{}-{key:016x}.json", spec.name()))
+    super::dynlib::cache_root().join(format!("netlist-{}-{key:016x}.json", spec.name()))
 }
 
 /// The router's netlist as Yosys JSON: from the cache, or synthesized and
@@ -116,22 +200,72 @@ pub fn netlist_json(spec: &RouterSpec, table: &CompiledTable) -> Result<String> 
     Ok(text)
 }
 
+/// The router's netlist, read: from the cache's binary copy, keyed by the
+/// specification, `variant` (what else chooses the routing table) and the
+/// builds of routergen and Yosys ([`super::dynlib::build_identity`]),
+/// which spares compiling the table (a scan of every node and destination)
+/// and generating the Verilog; else from [`netlist_json`] of the table
+/// `table` gives, then kept in binary.
+pub fn netlist(
+    spec: &RouterSpec,
+    variant: &str,
+    table: impl FnOnce() -> Result<CompiledTable>,
+) -> Result<Netlist> {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    format!("{spec:?} {variant}").hash(&mut h);
+    let yosys = crate::flows::find_tool("yosys");
+    super::dynlib::build_identity(yosys.as_deref()).hash(&mut h);
+    let path = super::dynlib::cache_root().join(format!(
+        "netlist-{}-{:016x}.bin",
+        spec.name(),
+        h.finish()
+    ));
+    if let Some(n) = std::fs::read(&path)
+        .ok()
+        .and_then(|b| Netlist::from_bytes(&b).ok())
+    {
+        return Ok(n);
+    }
+    let n = Netlist::from_yosys_json(&netlist_json(spec, &table()?)?, &spec.name(), "clk")?;
+    // Written aside and renamed: a reader never sees half a file. A cache
+    // that cannot be written costs the next run time, nothing else.
+    let dir = path.parent().unwrap_or(std::path::Path::new("."));
+    if let Ok(tmp) = tempfile::NamedTempFile::new_in(dir) {
+        if std::fs::write(tmp.path(), n.to_bytes()).is_ok() {
+            let _ = tmp.persist(&path);
+        }
+    }
+    Ok(n)
+}
+
 impl NetlistEngine {
-    /// Synthesizes (or finds in the cache) the router of `spec` and builds
-    /// the network of its [`Wiring`].
-    pub fn new(spec: &RouterSpec, table: &CompiledTable) -> Result<Self> {
-        let text = netlist_json(spec, table)?;
-        let n = Netlist::from_yosys_json(&text, &spec.name(), "clk")?;
-        Self::from_netlist(spec, &n)
+    /// Synthesizes (or finds in the cache, [`netlist`]) the router of `spec` and builds
+    /// `copies` copies of the network of its [`Wiring`] in the lanes of one
+    /// engine, the gates evaluated as [`Eval::default_here`].
+    pub fn new(
+        spec: &RouterSpec,
+        variant: &str,
+        table: impl FnOnce() -> Result<CompiledTable>,
+        copies: usize,
+    ) -> Result<Self> {
+        Self::from_netlist(
+            spec,
+            &netlist(spec, variant, table)?,
+            copies,
+            Eval::default_here(),
+        )
     }
 
-    /// The network of `spec` with every router the netlist `n` (whose
-    /// ports are those of docs/interface.md).
-    pub fn from_netlist(spec: &RouterSpec, n: &Netlist) -> Result<Self> {
+    /// `copies` copies of the network of `spec` with every router the
+    /// netlist `n` (whose ports are those of docs/interface.md), the gates
+    /// evaluated as `eval`.
+    pub fn from_netlist(spec: &RouterSpec, n: &Netlist, copies: usize, eval: Eval) -> Result<Self> {
         let w = Wiring::new(spec)?;
         let (nodes, ports) = (w.nodes(), w.ports);
-        let words = nodes.div_ceil(64);
-        let off = |net: u32| net as usize * words;
+        let lanes = nodes * copies.max(1);
+        let blocks = lanes.div_ceil(64);
+        // Whole cache lines per block.
+        let stride = n.nets.div_ceil(8) * 8;
         let port = |name: &str, input: bool| -> Result<Vec<u32>> {
             match n.ports.get(name) {
                 Some(p) if p.input == input => Ok(p.bits.clone()),
@@ -143,21 +277,21 @@ impl NetlistEngine {
         };
         let one = |name: &str, input: bool| -> Result<usize> {
             match port(name, input)?[..] {
-                [b] => Ok(off(b)),
+                [b] => Ok(b as usize),
                 _ => Err(Error::Simulation(format!(
                     "the router's netlist: port {name} is not one bit"
                 ))),
             }
         };
         let many = |name: &str, input: bool| -> Result<Vec<usize>> {
-            Ok(port(name, input)?.into_iter().map(off).collect())
+            Ok(port(name, input)?.into_iter().map(|b| b as usize).collect())
         };
         let mut inputs = Vec::new();
         let mut outputs = Vec::new();
         let rst = one("rst", true)?;
         // The nets that change from cycle to cycle (rst and the ports'
-        // inputs), as net numbers.
-        let mut changing = vec![(rst / words) as u32];
+        // inputs).
+        let mut changing = vec![rst as u32];
         for p in 0..ports {
             let i = PortNets {
                 data: many(&format!("p{p}_in_data"), true)?,
@@ -181,12 +315,7 @@ impl NetlistEngine {
                      bits, 32 credits)"
                 )));
             }
-            changing.extend(
-                i.flit_nets()
-                    .iter()
-                    .chain(&i.credit)
-                    .map(|&o| (o / words) as u32),
-            );
+            changing.extend(i.flit_nets().iter().chain(&i.credit).map(|&o| o as u32));
             inputs.push(i);
             outputs.push(o);
         }
@@ -213,23 +342,28 @@ impl NetlistEngine {
                 )));
             }
         }
-        let mut v = vec![0u64; n.nets * words];
-        v[off(ONE)..off(ONE) + words].fill(!0);
+        let mut v = vec![0u64; blocks * stride];
         // node_id is constant per lane; the table's write port (cfg_*) is
         // tied off, as in the other engines: tables load at reset.
-        if let Some(p) = n.ports.get("node_id") {
-            for node in 0..nodes {
-                let id = node_id(spec, &w.net, node as u32);
-                for (b, &net) in p.bits.iter().enumerate() {
-                    if id >> b & 1 == 1 {
-                        v[off(net) + node / 64] |= 1 << (node % 64);
-                    }
+        let ids: Vec<u64> = (0..nodes)
+            .map(|node| node_id(spec, &w.net, node as u32))
+            .collect();
+        for (b, block) in v.chunks_exact_mut(stride).enumerate() {
+            block[ONE as usize] = !0;
+            for f in &n.flip_flops {
+                if f.init {
+                    block[f.q as usize] = !0;
                 }
             }
-        }
-        for f in &n.flip_flops {
-            if f.init {
-                v[off(f.q)..off(f.q) + words].fill(!0);
+            if let Some(p) = n.ports.get("node_id") {
+                for lane in b * 64..lanes.min(b * 64 + 64) {
+                    let id = ids[lane % nodes];
+                    for (bit, &net) in p.bits.iter().enumerate() {
+                        if id >> bit & 1 == 1 {
+                            block[net as usize] |= 1 << (lane % 64);
+                        }
+                    }
+                }
             }
         }
         // The logic after the edge: the outputs' cone. Before it: the
@@ -247,23 +381,40 @@ impl NetlistEngine {
         let reached = n.reached_from(changing.iter().copied());
         let order: Vec<usize> = levels.into_iter().flatten().collect();
         let post_cells: Vec<usize> = order.iter().copied().filter(|&c| post_cone[c]).collect();
-        let step_cells: Vec<usize> = order
+        let pre_cells: Vec<usize> = order
             .iter()
             .copied()
             .filter(|&c| d_cone[c] && (reached[c] || !post_cone[c]))
             .collect();
-        let step = Program::new(n, &step_cells, words);
-        let post = Program::new(n, &post_cells, words);
-        let qs: std::collections::HashSet<u32> = n.flip_flops.iter().map(|f| f.q).collect();
-        let (ff_chained, ff): (Vec<_>, Vec<_>) = n
-            .flip_flops
-            .iter()
-            .map(|f| (qs.contains(&f.d), (off(f.d), off(f.q))))
-            .partition(|(chained, _)| *chained);
-        let ff_chained: Vec<(usize, usize)> = ff_chained.into_iter().map(|x| x.1).collect();
-        let ff: Vec<(usize, usize)> = ff.into_iter().map(|x| x.1).collect();
+        let ffs: Vec<(u32, u32)> = n.flip_flops.iter().map(|f| (f.d, f.q)).collect();
+        let gates = match eval {
+            Eval::Compiled => Gates::Compiled(Compiled::new(
+                n,
+                &spec.name(),
+                &pre_cells,
+                &ffs,
+                &post_cells,
+            )?),
+            Eval::Interpreted => {
+                let qs: std::collections::HashSet<u32> = ffs.iter().map(|f| f.1).collect();
+                let (chained, plain): (Vec<_>, Vec<_>) =
+                    ffs.iter().partition(|(d, _)| qs.contains(d));
+                let pairs = |x: Vec<&(u32, u32)>| -> Vec<(usize, usize)> {
+                    x.into_iter()
+                        .map(|&(d, q)| (d as usize, q as usize))
+                        .collect()
+                };
+                Gates::Interpreted {
+                    pre: Program::new(n, &pre_cells),
+                    post: Program::new(n, &post_cells),
+                    next: vec![0; chained.len()],
+                    ff: pairs(plain),
+                    ff_chained: pairs(chained),
+                }
+            }
+        };
         // Links: group the link ports by (near port, far port), each group
-        // a lane permutation made of shifts.
+        // a lane permutation made of shifts (the same in every copy).
         let mut link_inputs = Vec::new();
         let mut links = Vec::new();
         for (p, near) in inputs.iter().enumerate().skip(1) {
@@ -271,12 +422,13 @@ impl NetlistEngine {
             link_inputs.extend(&near.credit);
             for (q, far) in outputs.iter().enumerate().skip(1) {
                 let mut deltas: std::collections::BTreeMap<isize, Vec<u64>> = Default::default();
-                for node in 0..nodes {
+                for lane in 0..lanes {
+                    let node = lane % nodes;
                     if let Some((m, mq)) = w.link[node * ports + p] {
                         if mq == q {
                             let d = m as isize - node as isize;
-                            deltas.entry(d).or_insert_with(|| vec![0; words])[node / 64] |=
-                                1 << (node % 64);
+                            deltas.entry(d).or_insert_with(|| vec![0; blocks])[lane / 64] |=
+                                1 << (lane % 64);
                         }
                     }
                 }
@@ -307,45 +459,39 @@ impl NetlistEngine {
             .collect();
         let mut e = NetlistEngine {
             local_inputs,
-            words,
-            nodes,
+            blocks,
+            stride,
+            lanes,
             ports,
-            next: vec![0; ff_chained.len() * words],
-            ff_chained,
+            eval,
             v,
-            step,
-            post,
-            ff,
+            gates,
             rst,
             inputs,
             outputs,
             link_inputs,
             links,
-            out: Outputs {
-                flits: vec![Flit::default(); nodes * ports],
-                credits: vec![0; nodes * ports],
-            },
+            out: Outputs::new(lanes, ports),
         };
-        e.post.eval(&mut e.v, words);
+        e.gates.post(&mut e.v, blocks, stride);
         e.sample();
         Ok(e)
     }
 
-    /// Word operations per cycle for each 64 routers: (before the edge,
-    /// after it).
-    pub fn ops(&self) -> (usize, usize) {
-        (self.step.len(), self.post.len())
+    /// How the gates are evaluated.
+    pub fn eval(&self) -> Eval {
+        self.eval
     }
 
     fn gather_links(&mut self) {
-        let words = self.words;
+        let (blocks, stride) = (self.blocks, self.stride);
         let v = &mut self.v;
-        for &n in &self.link_inputs {
-            for i in 0..words {
-                v[n + i] = 0;
+        for b in 0..blocks {
+            for &n in &self.link_inputs {
+                v[b * stride + n] = 0;
             }
         }
-        if words == 1 {
+        if blocks == 1 {
             for g in &self.links {
                 for &(dst, src) in &g.pairs {
                     let y = v[src];
@@ -361,39 +507,44 @@ impl NetlistEngine {
         }
         for g in &self.links {
             for &(dst, src) in &g.pairs {
-                for i in 0..words {
+                for i in 0..blocks {
                     let mut x = 0;
                     for (d, mask) in &g.shifts {
-                        x |= window(v, src, words, i as isize * 64 + d) & mask[i];
+                        x |= window(v, src, blocks, stride, i as isize * 64 + d) & mask[i];
                     }
                     // The groups of one port cover disjoint lanes.
-                    v[dst + i] |= x;
+                    v[i * stride + dst] |= x;
                 }
             }
         }
     }
 
     fn set_local(&mut self, inject: &[Flit], eject_credit: &[u32]) {
-        let words = self.words;
+        let stride = self.stride;
         let p0 = &self.inputs[0];
-        for &n in &self.local_inputs {
-            for i in 0..words {
-                self.v[n + i] = 0;
+        for b in 0..self.blocks {
+            for &n in &self.local_inputs {
+                self.v[b * stride + n] = 0;
             }
         }
-        for (node, (f, &c)) in inject.iter().zip(eject_credit).enumerate() {
-            let (wi, bit) = (node / 64, 1u64 << (node % 64));
-            if *f != Flit::default() {
+        for (lane, (f, &c)) in inject.iter().zip(eject_credit).enumerate() {
+            let (base, bit) = ((lane / 64) * stride, 1u64 << (lane % 64));
+            if f.valid {
                 let mut set = |net: usize, on: bool| {
                     if on {
-                        self.v[net + wi] |= bit;
+                        self.v[base + net] |= bit;
                     }
                 };
-                set(p0.valid, f.valid);
+                set(p0.valid, true);
                 set(p0.head, f.head);
                 set(p0.tail, f.tail);
-                for (b, &net) in p0.data.iter().enumerate() {
-                    set(net, f.data >> b & 1 == 1);
+                let mut d = f.data;
+                while d != 0 {
+                    let b = d.trailing_zeros() as usize;
+                    d &= d - 1;
+                    if let Some(&net) = p0.data.get(b) {
+                        set(net, true);
+                    }
                 }
                 for (b, &net) in p0.vc.iter().enumerate() {
                     set(net, f.vc >> b & 1 == 1);
@@ -402,46 +553,72 @@ impl NetlistEngine {
             if c != 0 {
                 for (b, &net) in p0.credit.iter().enumerate() {
                     if c >> b & 1 == 1 {
-                        self.v[net + wi] |= bit;
+                        self.v[base + net] |= bit;
                     }
                 }
             }
         }
     }
 
-    /// The outputs of every lane into [`Outputs`]; the data of a port
-    /// without a valid flit is left 0 (the driver reads it only with valid).
+    /// The outputs of every lane into [`Outputs`], read only from the
+    /// lanes that drive a valid flit (the data of the others means
+    /// nothing and is left 0).
     fn sample(&mut self) {
-        let (words, nodes, ports) = (self.words, self.nodes, self.ports);
-        let v = &self.v;
-        for (p, o) in self.outputs.iter().enumerate() {
-            for node in 0..nodes {
-                self.out.flits[node * ports + p] = Flit::default();
-            }
-            for wi in 0..words {
-                let mut x = v[o.valid + wi];
-                while x != 0 {
-                    let bi = x.trailing_zeros() as usize;
-                    x &= x - 1;
-                    let node = wi * 64 + bi;
-                    if node >= nodes {
-                        break;
+        let (stride, lanes, ports) = (self.stride, self.lanes, self.ports);
+        let out = &mut self.out;
+        for &k in &out.valid {
+            out.flits[k as usize] = Flit::default();
+        }
+        out.valid.clear();
+        for (wi, block) in self.v.chunks_exact(stride).take(self.blocks).enumerate() {
+            let hi = lanes.min(wi * 64 + 64);
+            let live = if hi - wi * 64 == 64 {
+                !0
+            } else {
+                (1u64 << (hi - wi * 64)) - 1
+            };
+            // Lanes in increasing order, ports in order within a lane.
+            let mut any = self.outputs.iter().fold(0, |a, o| a | block[o.valid]) & live;
+            while any != 0 {
+                let bi = any.trailing_zeros() as usize;
+                any &= any - 1;
+                let lane = wi * 64 + bi;
+                let bit = |net: usize| (block[net] >> bi) & 1;
+                for (p, o) in self.outputs.iter().enumerate() {
+                    if bit(o.valid) == 0 {
+                        continue;
                     }
-                    self.out.flits[node * ports + p] = lane_flit(v, o, wi, bi);
+                    let head = bit(o.head) == 1;
+                    let mut data = 0u64;
+                    // The data of a body flit on a link is read by no one
+                    // (the driver checks it where it leaves the network).
+                    if head || p == 0 {
+                        for (b, &net) in o.data.iter().enumerate() {
+                            data |= bit(net) << b;
+                        }
+                    }
+                    let mut vc = 0u8;
+                    for (b, &net) in o.vc.iter().enumerate() {
+                        vc |= (bit(net) as u8) << b;
+                    }
+                    out.flits[lane * ports + p] = Flit {
+                        valid: true,
+                        head,
+                        tail: bit(o.tail) == 1,
+                        vc,
+                        data,
+                    };
+                    out.valid.push((lane * ports + p) as u32);
                 }
             }
-            for node in 0..nodes {
-                self.out.credits[node * ports + p] = 0;
-            }
-            for (c, &net) in o.credit.iter().enumerate() {
-                for wi in 0..words {
-                    let mut x = v[net + wi];
+            out.credits[wi * 64 * ports..hi * ports].fill(0);
+            for (p, o) in self.outputs.iter().enumerate() {
+                for (c, &net) in o.credit.iter().enumerate() {
+                    let mut x = block[net] & live;
                     while x != 0 {
-                        let node = wi * 64 + x.trailing_zeros() as usize;
+                        let lane = wi * 64 + x.trailing_zeros() as usize;
                         x &= x - 1;
-                        if node < nodes {
-                            self.out.credits[node * ports + p] |= 1 << c;
-                        }
+                        out.credits[lane * ports + p] |= 1 << c;
                     }
                 }
             }
@@ -449,10 +626,10 @@ impl NetlistEngine {
     }
 }
 
-/// The flit on the output nets `o` in bit `bi` of word `wi` (node
-/// 64 wi + bi), valid or not.
-fn lane_flit(v: &[u64], o: &PortNets, wi: usize, bi: usize) -> Flit {
-    let bit = |net: usize| (v[net + wi] >> bi) & 1;
+/// The flit on the output nets `o` in lane `bi` of a block of 64 lanes
+/// (`block`: the block's words, indexed by net), valid or not.
+fn lane_flit(block: &[u64], o: &PortNets, bi: usize) -> Flit {
+    let bit = |net: usize| (block[net] >> bi) & 1;
     let mut data = 0u64;
     for (b, &net) in o.data.iter().enumerate() {
         data |= bit(net) << b;
@@ -470,13 +647,13 @@ fn lane_flit(v: &[u64], o: &PortNets, wi: usize, bi: usize) -> Flit {
     }
 }
 
-/// The 64 lanes of the `words`-word net at `net` from lane `start` on
-/// (zero outside the network).
+/// The 64 lanes of net `net` from lane `start` on, over `blocks` blocks
+/// of `stride` words (zero outside the lanes).
 #[inline]
-fn window(v: &[u64], net: usize, words: usize, start: isize) -> u64 {
+fn window(v: &[u64], net: usize, blocks: usize, stride: usize, start: isize) -> u64 {
     let word = |k: isize| {
-        if k >= 0 && (k as usize) < words {
-            v[net + k as usize]
+        if k >= 0 && (k as usize) < blocks {
+            v[k as usize * stride + net]
         } else {
             0
         }
@@ -496,39 +673,20 @@ impl Engine for NetlistEngine {
     }
 
     fn step(&mut self, rst: bool, inject: &[Flit], eject_credit: &[u32]) {
-        let words = self.words;
-        self.v[self.rst..self.rst + words].fill(if rst { !0 } else { 0 });
+        let (blocks, stride) = (self.blocks, self.stride);
+        for b in 0..blocks {
+            self.v[b * stride + self.rst] = if rst { !0 } else { 0 };
+        }
         self.set_local(inject, eject_credit);
         self.gather_links();
-        self.step.eval(&mut self.v, words);
-        // The edge: every flip-flop takes its input at once.
-        // (Word loops, not slice copies: a call per one-word slice costs
-        // more than the copy.)
-        // Flip-flops whose input is another's output go through `next`;
-        // the others are copied in place.
-        let (v, next) = (&mut self.v, &mut self.next);
-        for (k, &(d, _)) in self.ff_chained.iter().enumerate() {
-            for i in 0..words {
-                next[k * words + i] = v[d + i];
-            }
-        }
-        for &(d, q) in &self.ff {
-            for i in 0..words {
-                v[q + i] = v[d + i];
-            }
-        }
-        for (k, &(_, q)) in self.ff_chained.iter().enumerate() {
-            for i in 0..words {
-                v[q + i] = next[k * words + i];
-            }
-        }
-        self.post.eval(&mut self.v, words);
+        self.gates.cycle(&mut self.v, blocks, stride);
         self.sample();
     }
 
     /// Read from the lanes: [`NetlistEngine::sample`] keeps only valid flits.
     fn port_out(&self, k: usize) -> Flit {
         let (node, p) = (k / self.ports, k % self.ports);
-        lane_flit(&self.v, &self.outputs[p], node / 64, node % 64)
+        let block = &self.v[(node / 64) * self.stride..];
+        lane_flit(block, &self.outputs[p], node % 64)
     }
 }

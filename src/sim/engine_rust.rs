@@ -61,10 +61,7 @@ impl<const W: usize> RustEngine<W> {
         let p = wiring.ports;
         let threads = threads(threads_asked, n);
         let mut e = RustEngine {
-            out: Outputs {
-                flits: vec![Flit::default(); n * p],
-                credits: vec![0; n * p],
-            },
+            out: Outputs::new(n, p),
             threads,
             workers: Workers::new(threads)?,
             wiring,
@@ -91,6 +88,7 @@ impl<const W: usize> RustEngine<W> {
                 self.out.credits[node * p + q] = c;
             }
         }
+        self.out.index_valid();
     }
 }
 

@@ -10,10 +10,10 @@
 //! configuration, the arguments and the Verilator release: one build per
 //! router configuration, whatever the network size.
 
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::{c_int, c_void};
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::network::{node_id, split, threads, Engine, Flit, Outputs, Wiring, Workers};
 use crate::error::{Error, Result};
@@ -187,14 +187,6 @@ const CXX_OPT: &str = "-O2";
 const VERILATOR_CONFIG: &str = "`verilator_config\n\
 isolate_assignments -module \"*fcu*\" -var \"out_valid\"\n";
 
-/// Where compiled networks are kept: `ROUTERGEN_SIM_CACHE`, else
-/// `routergen-sim` under the system temp dir.
-pub fn cache_root() -> PathBuf {
-    std::env::var_os("ROUTERGEN_SIM_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("routergen-sim"))
-}
-
 /// Compiles the network (or finds it in the cache) and returns the shared
 /// object's path.
 pub fn build(spec: &RouterSpec, table: &CompiledTable) -> Result<PathBuf> {
@@ -223,52 +215,32 @@ pub fn build(spec: &RouterSpec, table: &CompiledTable) -> Result<PathBuf> {
     VERILATOR_CONFIG.hash(&mut h);
     (&inst.exe, &inst.version).hash(&mut h);
     let key = format!("{}-{:016x}", spec.name(), h.finish());
-    let root = cache_root();
-    let lib = root.join(&key).join("libsimnet.so");
-    if lib.exists() {
-        return Ok(lib);
-    }
-    let fail = |m: String| Error::Simulation(format!("building the Verilator network: {m}"));
-    std::fs::create_dir_all(&root).map_err(|e| fail(format!("{}: {e}", root.display())))?;
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!("{key}-build-"))
-        .tempdir_in(&root)
-        .map_err(|e| fail(e.to_string()))?;
-    let dir = tmp.path();
-    std::fs::write(dir.join("router.v"), &verilog).map_err(|e| fail(e.to_string()))?;
-    std::fs::write(dir.join("shim.cpp"), &cpp).map_err(|e| fail(e.to_string()))?;
-    std::fs::write(dir.join("sim.vlt"), VERILATOR_CONFIG).map_err(|e| fail(e.to_string()))?;
-    let built = crate::flows::verilator::build_model(
-        dir,
-        &format!("{top}_tick"),
-        VERILATOR_ARGS,
-        &["sim.vlt", "router.v"],
-        &["shim.cpp"],
-        CXX_OPT,
-        (crate::flows::verilator::Output::Shared, "libsimnet.so"),
+    let keep = [("router.v", verilog.as_str())];
+    super::dynlib::cached(
+        &key,
+        "libsimnet.so",
+        &keep,
+        "the Verilator network",
+        |dir| {
+            let write = |name: &str, text: &str| {
+                std::fs::write(dir.join(name), text).map_err(|e| e.to_string())
+            };
+            write("router.v", &verilog)?;
+            write("shim.cpp", &cpp)?;
+            write("sim.vlt", VERILATOR_CONFIG)?;
+            crate::flows::verilator::build_model(
+                dir,
+                &format!("{top}_tick"),
+                VERILATOR_ARGS,
+                &["sim.vlt", "router.v"],
+                &["shim.cpp"],
+                CXX_OPT,
+                (crate::flows::verilator::Output::Shared, "libsimnet.so"),
+            )
+            .map_err(|e| e.to_string())
+        },
     )
-    .map_err(|e| fail(e.to_string()))?;
-    let final_dir = root.join(&key);
-    let staged = dir.join("lib");
-    std::fs::create_dir_all(&staged).map_err(|e| fail(e.to_string()))?;
-    std::fs::rename(&built, staged.join("libsimnet.so")).map_err(|e| fail(e.to_string()))?;
-    std::fs::write(staged.join("router.v"), &verilog).map_err(|e| fail(e.to_string()))?;
-    // Another build of the same key may have finished first: either is good.
-    if std::fs::rename(&staged, &final_dir).is_err() && !lib.exists() {
-        return Err(fail(format!(
-            "cannot move the build to {}",
-            final_dir.display()
-        )));
-    }
-    Ok(lib)
 }
-
-extern "C" {
-    fn dlopen(filename: *const c_char, flag: c_int) -> *mut c_void;
-    fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
-    fn dlerror() -> *const c_char;
-}
-const RTLD_NOW: c_int = 2;
 
 type NewFn = unsafe extern "C" fn(c_int, *const i32, *const u64) -> *mut c_void;
 type FreeFn = unsafe extern "C" fn(*mut c_void);
@@ -319,53 +291,20 @@ pub struct VerilatorEngine {
     out: Outputs,
 }
 
-fn symbol(handle: *mut c_void, name: &str, lib: &Path) -> Result<*mut c_void> {
-    let c = CString::new(name).expect("no NUL");
-    // SAFETY: `handle` came from dlopen; `c` is a NUL-terminated name.
-    let f = unsafe { dlsym(handle, c.as_ptr()) };
-    if f.is_null() {
-        return Err(Error::Simulation(format!(
-            "{}: no symbol {name}",
-            lib.display()
-        )));
-    }
-    Ok(f)
-}
-
 impl VerilatorEngine {
     /// Builds (or finds) and loads the network of `spec`, evaluated on
     /// `threads_asked` threads.
     pub fn new(spec: &RouterSpec, table: &CompiledTable, threads_asked: usize) -> Result<Self> {
         let lib = build(spec, table)?;
         let w = Wiring::new(spec)?;
-        let path = CString::new(lib.to_string_lossy().as_bytes())
-            .map_err(|_| Error::Simulation("cache path holds a NUL".into()))?;
-        // SAFETY: dlopen with a valid path; the library stays loaded for
-        // the process's life (never closed), so the function pointers
-        // taken below stay valid.
-        let handle = unsafe { dlopen(path.as_ptr(), RTLD_NOW) };
-        if handle.is_null() {
-            // SAFETY: dlerror returns a C string or null.
-            let why = unsafe {
-                let e = dlerror();
-                if e.is_null() {
-                    String::new()
-                } else {
-                    CStr::from_ptr(e).to_string_lossy().into_owned()
-                }
-            };
-            return Err(Error::Simulation(format!(
-                "cannot load {}: {why}",
-                lib.display()
-            )));
-        }
+        let lib = super::dynlib::Library::open(&lib)?;
         // SAFETY: the shim defines these with exactly these C signatures.
         let (new, free, outputs, eval) = unsafe {
             (
-                std::mem::transmute::<*mut c_void, NewFn>(symbol(handle, "rg_new", &lib)?),
-                std::mem::transmute::<*mut c_void, FreeFn>(symbol(handle, "rg_free", &lib)?),
-                std::mem::transmute::<*mut c_void, OutFn>(symbol(handle, "rg_outputs", &lib)?),
-                std::mem::transmute::<*mut c_void, EvalFn>(symbol(handle, "rg_eval", &lib)?),
+                lib.function::<NewFn>("rg_new")?,
+                lib.function::<FreeFn>("rg_free")?,
+                lib.function::<OutFn>("rg_outputs")?,
+                lib.function::<EvalFn>("rg_eval")?,
             )
         };
         let link: Vec<i32> = w
@@ -394,10 +333,7 @@ impl VerilatorEngine {
             credits: vec![0; k],
             in_data: vec![0; w.nodes()],
             in_flags: vec![0; w.nodes()],
-            out: Outputs {
-                flits: vec![Flit::default(); k],
-                credits: vec![0; k],
-            },
+            out: Outputs::new(w.nodes(), w.ports),
         };
         e.sample();
         Ok(e)
@@ -426,6 +362,7 @@ impl VerilatorEngine {
             };
         }
         self.out.credits.copy_from_slice(&self.credits);
+        self.out.index_valid();
     }
 }
 

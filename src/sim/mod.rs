@@ -8,6 +8,8 @@
 //! checks; the routers and links are an [`Engine`] behind it, so two
 //! engines on the same seed can only differ if their routers differ.
 
+pub mod driver;
+pub mod dynlib;
 pub mod engine_netlist;
 pub mod engine_rust;
 pub mod engine_verilator;
@@ -20,7 +22,6 @@ pub mod traffic;
 pub mod watchdog;
 pub mod waves;
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::algo::{Network, NodeId, Relation};
@@ -30,10 +31,9 @@ use crate::router::tables::CompiledTable;
 use crate::spec::RouterSpec;
 
 use network::{Engine, Flit, Wiring};
-use ni::{Codec, Interface, Packet, TraceEntry};
+use ni::{Codec, TraceEntry};
 use stats::Stats;
-use traffic::{bisection_rate, Injection, Length, Pattern, Source};
-use watchdog::{deadlock_report, Buffers, Watchdog};
+use traffic::{bisection_rate, Injection, Length, Pattern};
 
 /// Cycles `rst` is held high at the start.
 pub const RESET_CYCLES: u64 = 2;
@@ -70,9 +70,16 @@ impl EngineKind {
     pub fn describe(self) -> String {
         match self {
             EngineKind::Rust => "rust-hdl models, in this process".to_string(),
-            EngineKind::Netlist => {
-                "the router's Yosys gates, 64 routers per machine word, in this process".to_string()
-            }
+            EngineKind::Netlist => format!(
+                "the router's Yosys gates, 64 routers per machine word, {}, in this process",
+                match engine_netlist::Eval::default_here() {
+                    engine_netlist::Eval::Compiled => format!(
+                        "compiled to C by {}",
+                        crate::flows::cc::compiler().to_string_lossy()
+                    ),
+                    engine_netlist::Eval::Interpreted => "interpreted".to_string(),
+                }
+            ),
             EngineKind::Verilator => match crate::flows::verilator::installation() {
                 Ok(i) => i.describe(),
                 Err(e) => e.to_string(),
@@ -204,16 +211,43 @@ impl SimConfig {
 
 /// A network of routers for `cfg` on `kind`.
 pub fn build_engine(cfg: &SimConfig, kind: EngineKind) -> Result<Box<dyn Engine>> {
-    let table = cfg.table()?;
+    build_copies(cfg, kind, 1)
+}
+
+/// Experiments the engine `kind` runs in one pass ([`run_many`]): as
+/// many as asked on the netlist engine (copies of the network side by
+/// side in its lanes), one on the others.
+pub fn copies_per_pass(kind: EngineKind, asked: usize) -> usize {
     match kind {
-        EngineKind::Rust => engine_rust::new(&cfg.spec, table, cfg.threads),
+        EngineKind::Netlist => asked.max(1),
+        EngineKind::Rust | EngineKind::Verilator => 1,
+    }
+}
+
+/// `copies` copies of the network of `cfg` on `kind`, side by side, for
+/// [`run_many`] (more than one only where [`copies_per_pass`] allows).
+pub fn build_copies(cfg: &SimConfig, kind: EngineKind, copies: usize) -> Result<Box<dyn Engine>> {
+    if copies > copies_per_pass(kind, copies) {
+        return Err(Error::Internal(format!(
+            "the {kind:?} engine holds one network, not {copies}"
+        )));
+    }
+    match kind {
+        EngineKind::Rust => engine_rust::new(&cfg.spec, cfg.table()?, cfg.threads),
         EngineKind::Verilator => Ok(Box::new(engine_verilator::VerilatorEngine::new(
             &cfg.spec,
-            &table,
+            &cfg.table()?,
             cfg.threads,
         )?)),
         EngineKind::Netlist => Ok(Box::new(engine_netlist::NetlistEngine::new(
-            &cfg.spec, &table,
+            &cfg.spec,
+            if cfg.deadlock_prone_without_dateline_vcs {
+                "without dateline VCs"
+            } else {
+                "the relation's table"
+            },
+            || cfg.table(),
+            copies,
         )?)),
     }
 }
@@ -246,192 +280,85 @@ pub struct Control<'a> {
 /// where. A stop request ends it early with what was measured so far
 /// (`complete` false).
 pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Run> {
-    cfg.check()?;
-    let spec = &cfg.spec;
-    let w = Wiring::new(spec)?;
-    let rel = cfg.relation()?;
-    let codec = Codec::new(spec);
-    let (nodes, pp, v) = (w.nodes(), w.ports, w.vcs);
-    let depth = spec.buffer_depth as usize;
-    let on_off = spec.flow_control == crate::spec::FlowControl::OnOff;
-    // The occupancy at which an input buffer takes no more flits: full, or
-    // with on/off flow control, fewer free slots than the level needs.
-    let full = if on_off {
-        depth + 1 - crate::router::ON_OFF_SLACK
-    } else {
-        depth
+    let mut runs = run_many(std::slice::from_ref(cfg), engine, ctl)?;
+    Ok(runs.remove(0))
+}
+
+/// Runs the experiments `cfgs` (one router specification, any loads,
+/// seeds, traffic and phases) at once on `engine`, which holds one copy
+/// of the network per experiment in order (copy c's node n at index
+/// c N + n of its inputs and outputs), each with its own traffic and
+/// checks as [`run`]. The pass lasts until the last experiment is over;
+/// the others idle from their end on. A fault in any ends them all.
+pub fn run_many(cfgs: &[SimConfig], engine: &mut dyn Engine, ctl: &Control) -> Result<Vec<Run>> {
+    for c in cfgs {
+        c.check()?;
+        if c.spec != cfgs[0].spec {
+            return Err(Error::Internal(
+                "experiments in one pass must share the router".into(),
+            ));
+        }
+    }
+    let mut drivers = cfgs
+        .iter()
+        .map(driver::Driver::new)
+        .collect::<Result<Vec<_>>>()?;
+    let Some(nodes) = drivers.first().map(|d| d.nodes()) else {
+        return Ok(Vec::new());
     };
-    let flit_rate = cfg.load * bisection_rate(&w.net);
-    let mean_len = cfg.length.mean();
-    let mut sources: Vec<Source> = (0..nodes)
-        .map(|n| Source::new(cfg.seed, n as u32, flit_rate, mean_len, cfg.injection))
-        .collect();
-    let mut nis: Vec<Interface> = (0..nodes)
-        .map(|n| Interface::new(n as u32, v, spec.buffer_depth, on_off))
-        .collect();
-    let mut packets: Vec<Packet> = Vec::new();
-    let mut tags: HashMap<u64, u32> = HashMap::new();
-    let mut bufs = Buffers::new(&w);
-    bufs.fifo = cfg.spec.datapath == crate::spec::RouterDatapath::Unified;
-    let mut dog = Watchdog::new(cfg.watchdog);
-    let mut trace = Vec::new();
-    let mut link_flits = vec![0u64; nodes * pp];
-    let mut delivered = 0usize;
-    let mut accepted_flits = 0u64;
-    let mut offered_flits = 0u64;
-    let (m0, m1) = (cfg.warmup, cfg.warmup + cfg.measure);
-    let end = m1 + cfg.drain;
-    let mut inject = vec![Flit::default(); nodes];
-    let mut eject_credit = vec![0u32; nodes];
-    let fault = |cycle: u64, e: String| Error::Simulation(format!("cycle {cycle}: {e}"));
-    let mut t: u64 = 0; // cycles after reset
+    let pp = cfgs[0].spec.physical_ports() as usize;
+    let lanes = nodes * drivers.len();
+    let mut inject = vec![Flit::default(); lanes];
+    let mut eject_credit = vec![0u32; lanes];
+    let mut moved = vec![false; drivers.len()];
     let mut stopped = false;
     let mut cycle = 0u64;
     loop {
         let rst = cycle < RESET_CYCLES;
-        if !rst {
-            if t < m1 {
-                for (n, src) in sources.iter_mut().enumerate() {
-                    let (k, rng) = src.tick(t);
-                    for _ in 0..k {
-                        let Some(dest) = cfg.pattern.dest(&w.net, n as u32, rng) else {
-                            continue;
-                        };
-                        let len = cfg.length.draw(rng);
-                        if (m0..m1).contains(&t) {
-                            offered_flits += u64::from(len);
-                        }
-                        nis[n].queue.push_back(packets.len() as u32);
-                        packets.push(Packet {
-                            src: n as u32,
-                            dest,
-                            len,
-                            created: t,
-                            delivered: None,
-                        });
-                    }
-                }
-            } else if delivered == packets.len() {
-                break;
-            } else if t >= end {
-                return Err(Error::Simulation(format!(
-                    "the drain phase did not finish in {} cycles: {} of {} packets delivered",
-                    cfg.drain,
-                    delivered,
-                    packets.len()
-                )));
-            }
-        }
-        let measuring = (m0..m1).contains(&t) && !rst;
-        // What the routers drive this cycle.
-        if let (false, Some(waves)) = (rst, ctl.waves) {
-            waves.borrow_mut().begin(t, &w, &*engine);
+        // What the routers drive this cycle, into the waveform (one
+        // experiment: `routergen sim` refuses --waves with several loads).
+        if let (false, Some(waves), [d]) = (rst, ctl.waves, &drivers[..]) {
+            waves.borrow_mut().begin(d.progress().0, d.wiring(), &*engine);
         }
         let out = engine.outputs();
-        let mut moved = false;
-        for n in 0..nodes {
-            for p in 0..pp {
-                let f = &out.flits[n * pp + p];
-                if !f.valid {
-                    continue;
-                }
-                moved = true;
-                if f.vc as usize >= v {
-                    return Err(fault(
-                        cycle,
-                        format!(
-                            "{}: a flit on a VC that does not exist",
-                            w.channel_name(n as u32, p, f.vc as usize)
-                        ),
-                    ));
-                }
-                if p > 0 && w.link[n * pp + p].is_none() {
-                    return Err(fault(
-                        cycle,
-                        format!(
-                            "{}: a flit leaves on a port with no link",
-                            w.channel_name(n as u32, p, f.vc as usize)
-                        ),
-                    ));
-                }
-                let head_id = f
-                    .head
-                    .then(|| tags.get(&codec.tag_of(f.data)).copied())
-                    .flatten();
-                if let (true, Some(id), Some((m, _))) =
-                    (spec.lookahead, head_id, w.link[n * pp + p])
-                {
-                    check_lookahead(&w, &rel, &codec, n, p, f, m, packets[id as usize].dest)
-                        .map_err(|e| fault(cycle, e))?;
-                }
-                bufs.leave(&w, n, p, f, head_id)
-                    .map_err(|e| fault(cycle, e))?;
-                if p > 0 {
-                    if measuring {
-                        link_flits[n * pp + p] += 1;
-                    }
-                    continue;
-                }
-                let (credit, got) = nis[n]
-                    .eject(f, t, &codec, &w.net, &mut packets, &mut tags)
-                    .map_err(|e| fault(cycle, e))?;
-                eject_credit[n] = credit;
-                if let Some((id, i)) = got {
-                    if measuring {
-                        accepted_flits += 1;
-                    }
-                    if cfg.trace {
-                        trace.push((n as u32, t, id, i));
-                    }
-                    if i + 1 == packets[id as usize].len {
-                        delivered += 1;
-                    }
-                }
+        let mut live = false;
+        let mut from = 0;
+        for (c, d) in drivers.iter_mut().enumerate() {
+            let (lo, hi) = (c * nodes * pp, (c + 1) * nodes * pp);
+            // This copy's valid flits, as indices into its own outputs.
+            let to = from + out.valid[from..].partition_point(|&k| (k as usize) < hi);
+            let valid = &out.valid[from..to];
+            from = to;
+            let lanes = c * nodes..(c + 1) * nodes;
+            if d.done {
+                continue;
             }
+            moved[c] = d.before(
+                cycle,
+                rst,
+                (&out.flits[lo..hi], &out.credits[lo..hi], valid, lo),
+                &mut inject[lanes.clone()],
+                &mut eject_credit[lanes],
+            )?;
+            live |= !d.done;
         }
-        for n in 0..nodes {
-            inject[n] = Flit::default();
-            if !rst {
-                let (f, x) = nis[n]
-                    .inject(&codec, &w.net, &packets, &mut tags)
-                    .map_err(|e| fault(cycle, e))?;
-                if f.valid {
-                    moved = true;
-                    bufs.inject(&w, n, f.vc, x);
-                }
-                inject[n] = f;
-            }
-            // Credits returned this cycle count from the next one on.
-            let credits = engine.outputs().credits[n * pp];
-            nis[n].credit(credits).map_err(|e| fault(cycle, e))?;
-        }
-        if on_off {
-            // The interfaces eject every flit at once: always on.
-            eject_credit.fill((1u32 << v) - 1);
+        if !live {
+            break;
         }
         if let (false, Some(waves)) = (rst, ctl.waves) {
             waves.borrow_mut().end(&inject, &eject_credit);
         }
         engine.step(rst, &inject, &eject_credit);
-        eject_credit.iter_mut().for_each(|c| *c = 0);
-        if !rst {
-            if dog.tick(bufs.flits, moved) {
-                return Err(Error::Simulation(deadlock_report(
-                    &w,
-                    &rel,
-                    &bufs,
-                    &packets,
-                    cfg.watchdog,
-                    cycle,
-                    full,
-                )));
-            }
-            t += 1;
+        for (c, d) in drivers.iter_mut().enumerate() {
+            d.after(cycle, rst, moved[c])?;
         }
         cycle += 1;
         if let Some(f) = ctl.progress {
             if cycle % 256 == 0 {
-                f(t, m1);
+                if let Some(d) = drivers.iter().find(|d| !d.done) {
+                    let (t, planned) = d.progress();
+                    f(t, planned);
+                }
             }
         }
         if ctl.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
@@ -439,40 +366,44 @@ pub fn run(cfg: &SimConfig, engine: &mut dyn Engine, ctl: &Control) -> Result<Ru
             break;
         }
     }
-    let measured: Vec<&Packet> = packets
+    Ok(drivers
+        .into_iter()
+        .map(|d| {
+            let over = d.done;
+            d.finish(stopped && !over)
+        })
+        .collect())
+}
+
+/// Runs `cfg` at each of `loads` on `kind`: all in one pass where the
+/// engine allows ([`copies_per_pass`]), else one after the other, each on
+/// a new engine. `on_run` sees each run as it is done (in load order).
+pub fn run_loads(
+    cfg: &SimConfig,
+    loads: &[f64],
+    kind: EngineKind,
+    ctl: &Control,
+    on_run: &mut dyn FnMut(&Run),
+) -> Result<Vec<Run>> {
+    let cfgs: Vec<SimConfig> = loads
         .iter()
-        .filter(|p| (m0..m1).contains(&p.created))
+        .map(|&load| SimConfig {
+            load,
+            ..cfg.clone()
+        })
         .collect();
-    let span = (t.min(m1).saturating_sub(m0)).max(1) as f64;
-    let mut utilization = Vec::new();
-    for n in 0..nodes {
-        for p in 1..pp {
-            if w.link[n * pp + p].is_some() {
-                utilization.push((
-                    format!("{}{}", w.net.node_name(n as u32), w.port(n as u32, p)),
-                    link_flits[n * pp + p] as f64 / span,
-                ));
-            }
+    let mut runs = Vec::new();
+    for batch in cfgs.chunks(copies_per_pass(kind, cfgs.len())) {
+        let mut e = build_copies(&batch[0], kind, batch.len())?;
+        for r in run_many(batch, e.as_mut(), ctl)? {
+            on_run(&r);
+            runs.push(r);
+        }
+        if ctl.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            break;
         }
     }
-    Ok(Run {
-        stats: Stats {
-            algorithm: spec.algorithm.to_string(),
-            load: cfg.load,
-            offered: offered_flits as f64 / (nodes as f64 * span),
-            accepted: accepted_flits as f64 / (nodes as f64 * span),
-            latencies: measured
-                .iter()
-                .filter_map(|p| p.delivered.map(|d| d - p.created))
-                .collect(),
-            measured_packets: measured.len(),
-            utilization,
-            cycles: t,
-            complete: !stopped,
-            cycle_ns: Some(cfg.cycle_time_ns()),
-        },
-        trace,
-    })
+    Ok(runs)
 }
 
 /// Look-ahead (docs/interface.md, "Head flit"): the head flit `f` leaving
@@ -523,13 +454,20 @@ pub fn saturated(s: &Stats, base: Option<f64>) -> bool {
         || matches!((lat, base), (Some(l), Some(b)) if l > 3.0 * b)
 }
 
-/// Finds the saturation load of `cfg` on one engine: loads 0.1, 0.2, ...
-/// until [`saturated`], then three bisection steps between the last good
-/// load and the first saturated one. Returns every run (in the order run)
-/// and the highest load found unsaturated.
+/// Loads of a sweep run in one pass (on an engine that holds several
+/// networks): the runs past the first saturated one are thrown away, so
+/// more costs more when saturation comes early.
+const SWEEP_PASS: usize = 4;
+
+/// Finds the saturation load of `cfg` on the engine `kind`: loads 0.1,
+/// 0.2, ... until [`saturated`] (several in a pass where the engine allows,
+/// [`copies_per_pass`]), then three bisection steps between the last good
+/// load and the first saturated one. Returns every run up to the first
+/// saturated load and those of the bisection, in that order, and the
+/// highest load found unsaturated.
 pub fn find_saturation(
     cfg: &SimConfig,
-    engine: &mut dyn FnMut() -> Result<Box<dyn Engine>>,
+    kind: EngineKind,
     ctl: &Control,
     on_row: &mut dyn FnMut(&Stats),
 ) -> Result<(Vec<Stats>, f64)> {
@@ -543,41 +481,42 @@ pub fn find_saturation(
     let mut base = None;
     let mut good = 0.0;
     let mut bad = None;
-    let mut load = 0.1;
-    while load <= max + 1e-9 {
-        let s = run(
-            &SimConfig {
-                load,
-                ..cfg.clone()
-            },
-            engine()?.as_mut(),
-            ctl,
-        )?
-        .stats;
-        on_row(&s);
-        base = base.or(s.mean_latency());
-        let sat = saturated(&s, base);
-        let stop = !s.complete;
-        rows.push(s);
-        if stop {
-            return Ok((rows, good));
+    let mut next = 1u32; // tenths
+    'steps: while f64::from(next) / 10.0 <= max + 1e-9 {
+        let loads: Vec<f64> = (next..)
+            .map(|t| f64::from(t) / 10.0)
+            .take_while(|&l| l <= max + 1e-9)
+            .take(copies_per_pass(kind, SWEEP_PASS))
+            .collect();
+        next += loads.len() as u32;
+        for r in run_loads(cfg, &loads, kind, ctl, &mut |_| {})? {
+            let s = r.stats;
+            on_row(&s);
+            base = base.or(s.mean_latency());
+            let sat = saturated(&s, base);
+            let stop = !s.complete;
+            let load = s.load;
+            rows.push(s);
+            if stop {
+                return Ok((rows, good));
+            }
+            if sat {
+                bad = Some(load);
+                break 'steps;
+            }
+            good = load;
         }
-        if sat {
-            bad = Some(load);
-            break;
-        }
-        good = load;
-        load = ((load + 0.1) * 10.0).round() / 10.0;
     }
     if let Some(mut hi) = bad {
         for _ in 0..3 {
             let mid = (good + hi) / 2.0;
+            let mut e = build_engine(cfg, kind)?;
             let s = run(
                 &SimConfig {
                     load: mid,
                     ..cfg.clone()
                 },
-                engine()?.as_mut(),
+                e.as_mut(),
                 ctl,
             )?
             .stats;

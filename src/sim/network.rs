@@ -26,13 +26,41 @@ pub struct Flit {
 
 /// Everything the routers drive in one cycle: per node n and port p
 /// (index n P + p) the flit leaving on p and the credit bits (bit v)
-/// returned upstream for input VC v of p.
+/// returned upstream for input VC v of p. The data of a body flit on a
+/// link port may be left 0 (the netlist engine does not read it): the
+/// driver checks flits' data where they leave the network, and reads a
+/// head's tag on every link.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Outputs {
     /// Per node n and port p (index n P + p): the flit leaving on p.
     pub flits: Vec<Flit>,
     /// Per node n and port p: credit bits (bit v for input VC v), or on/off levels.
     pub credits: Vec<u32>,
+    /// The indices n P + p of the valid flits, in increasing order.
+    pub valid: Vec<u32>,
+}
+
+impl Outputs {
+    /// `nodes` routers of `ports` ports, driving nothing.
+    pub fn new(nodes: usize, ports: usize) -> Outputs {
+        Outputs {
+            flits: vec![Flit::default(); nodes * ports],
+            credits: vec![0; nodes * ports],
+            valid: Vec::new(),
+        }
+    }
+
+    /// [`Outputs::valid`] from [`Outputs::flits`].
+    pub fn index_valid(&mut self) {
+        self.valid.clear();
+        self.valid.extend(
+            self.flits
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.valid)
+                .map(|(k, _)| k as u32),
+        );
+    }
 }
 
 /// A network of routers wired by links, simulated one clock cycle at a

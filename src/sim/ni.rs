@@ -126,6 +126,31 @@ impl Codec {
     }
 }
 
+/// The packets in flight by the tag of their head flit.
+pub type Tags = HashMap<u64, u32, std::hash::BuildHasherDefault<TagHasher>>;
+
+/// A hash of a tag for [`Tags`]: one multiplication (Fibonacci hashing),
+/// enough for keys that are packet numbers and cheaper than the default
+/// hash, which the driver pays for every head flit on every link.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TagHasher(u64);
+
+impl std::hash::Hasher for TagHasher {
+    fn finish(&self) -> u64 {
+        self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | u64::from(b)).rotate_left(5);
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 ^= x;
+    }
+}
+
 /// One delivered flit: (node, cycle, packet, flit index).
 pub type TraceEntry = (NodeId, u64, u32, u32);
 
@@ -176,7 +201,7 @@ impl Interface {
         codec: &Codec,
         net: &Network,
         packets: &[Packet],
-        tags: &mut HashMap<u64, u32>,
+        tags: &mut Tags,
     ) -> Result<(Flit, (u32, u32)), String> {
         let v = self.sending.len();
         for c in 0..v {
@@ -257,23 +282,26 @@ impl Interface {
         codec: &Codec,
         net: &Network,
         packets: &mut [Packet],
-        tags: &mut HashMap<u64, u32>,
+        tags: &mut Tags,
     ) -> Result<(u32, Option<(u32, u32)>), String> {
         if !f.valid {
             return Ok((0, None));
         }
         let c = f.vc as usize;
-        let here = net.node_name(self.node);
+        // Named only for a message: formatting it costs more than the checks.
+        let here = || net.node_name(self.node);
         if c >= self.receiving.len() {
             return Err(format!(
-                "node {here}: ejected a flit on VC {c}, which does not exist"
+                "node {}: ejected a flit on VC {c}, which does not exist",
+                here()
             ));
         }
         let (id, i) = match self.receiving[c] {
             Some(x) => {
                 if f.head {
                     return Err(format!(
-                        "node {here} VC {c}: a head flit interleaves packet {}",
+                        "node {} VC {c}: a head flit interleaves packet {}",
+                        here(),
                         x.0
                     ));
                 }
@@ -282,12 +310,17 @@ impl Interface {
             None => {
                 if !f.head {
                     return Err(format!(
-                        "node {here} VC {c}: a body flit outside any packet"
+                        "node {} VC {c}: a body flit outside any packet",
+                        here()
                     ));
                 }
                 let tag = codec.tag_of(f.data);
                 let id = *tags.get(&tag).ok_or_else(|| {
-                    format!("node {here} VC {c} cycle {cycle}: head flit {:#x} names no packet in flight", f.data)
+                    format!(
+                        "node {} VC {c} cycle {cycle}: head flit {:#x} names no packet in flight",
+                        here(),
+                        f.data
+                    )
                 })?;
                 (id, 0)
             }
@@ -295,8 +328,9 @@ impl Interface {
         let pk = &mut packets[id as usize];
         if pk.dest != self.node {
             return Err(format!(
-                "packet {id} for {} was delivered to {here}",
-                net.node_name(pk.dest)
+                "packet {id} for {} was delivered to {}",
+                net.node_name(pk.dest),
+                here()
             ));
         }
         let expect = if i == 0 {
@@ -306,7 +340,8 @@ impl Interface {
         };
         if f.data != expect {
             return Err(format!(
-                "packet {id} flit {i} at {here}: {:#x}, sent as {expect:#x}",
+                "packet {id} flit {i} at {}: {:#x}, sent as {expect:#x}",
+                here(),
                 f.data
             ));
         }

@@ -11,6 +11,7 @@ use super::*;
 use crate::router::tests::spec_on;
 use crate::spec::names::Named;
 use crate::spec::{Algorithm, Topology};
+use engine_netlist::Eval;
 
 fn cfg(spec: RouterSpec, load: f64) -> SimConfig {
     SimConfig {
@@ -54,19 +55,39 @@ fn run_on(c: &SimConfig, kind: EngineKind) -> Run {
 /// A run on `kind` with the waveform of nodes 0, 5, 6 and 15 (corners,
 /// middle) over cycles 100..400: the run and the VCD's text.
 fn run_waved(c: &SimConfig, kind: EngineKind) -> (Run, String) {
+    let mut e = build_engine(c, kind).unwrap();
+    waved(c, e.as_mut())
+}
+
+/// A run of `c` on `e` with the waveform of [`run_waved`].
+fn waved(c: &SimConfig, e: &mut dyn Engine) -> (Run, String) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("w.vcd");
     let window = waves::Window::new(&[0, 5, 6, 15], Some("100..400"), c).unwrap();
     let w = std::cell::RefCell::new(waves::Waves::create(&path, window, c).unwrap());
-    let mut e = build_engine(c, kind).unwrap();
     let ctl = Control {
         waves: Some(&w),
         ..Control::default()
     };
-    let r = run(c, e.as_mut(), &ctl).unwrap();
+    let r = run(c, e, &ctl).unwrap();
     let written = w.into_inner().finish().unwrap();
     assert_eq!(written.cycles, Some((100, 400)));
     (r, std::fs::read_to_string(&path).unwrap())
+}
+
+/// The netlist engine with its gates evaluated as `eval`.
+fn netlist_engine(c: &SimConfig, eval: Eval) -> engine_netlist::NetlistEngine {
+    let table = c.table().unwrap();
+    let text = engine_netlist::netlist_json(&c.spec, &table).unwrap();
+    let n = netlist::Netlist::from_yosys_json(&text, &c.spec.name(), "clk").unwrap();
+    engine_netlist::NetlistEngine::from_netlist(&c.spec, &n, 1, eval).unwrap()
+}
+
+/// A run on the netlist engine with its gates evaluated as `eval`.
+fn run_netlist(c: &SimConfig, eval: Eval) -> Run {
+    let mut e = netlist_engine(c, eval);
+    run(c, &mut e, &Control::default()).unwrap()
+}
 }
 
 /// The first delivered flit where two traces differ, as a message.
@@ -101,8 +122,9 @@ fn engines_agree_flit_by_flit_on_a_mesh() {
     eprintln!("verilator: {:.2} s", t0.elapsed().as_secs_f64());
     let (r, r_waves) = run_waved(&c, EngineKind::Rust);
     let t1 = Instant::now();
-    let (n, n_waves) = run_waved(&c, EngineKind::Netlist);
-    eprintln!("netlist: {:.2} s", t1.elapsed().as_secs_f64());
+    let (n, n_waves) = waved(&c, &mut netlist_engine(&c, Eval::Compiled));
+    eprintln!("netlist, compiled: {:.2} s", t1.elapsed().as_secs_f64());
+    let ni = run_netlist(&c, Eval::Interpreted);
     // The same ports, cycle for cycle, data, head, tail and VC also
     // without a valid flit (docs/sim.md, "Waveforms").
     assert!(r_waves.matches('\n').count() > 2000, "{r_waves}");
@@ -131,7 +153,10 @@ fn engines_agree_flit_by_flit_on_a_mesh() {
     if let Some(e) = trace_diff(&r2.trace, &r.trace, ("rust on 2 threads", "rust on 1")) {
         panic!("{e}");
     }
-    if let Some(e) = trace_diff(&n.trace, &r.trace, ("netlist", "rust")) {
+    if let Some(e) = trace_diff(&n.trace, &r.trace, ("netlist compiled", "rust")) {
+        panic!("{e}");
+    }
+    if let Some(e) = trace_diff(&ni.trace, &r.trace, ("netlist interpreted", "rust")) {
         panic!("{e}");
     }
 }
@@ -139,7 +164,8 @@ fn engines_agree_flit_by_flit_on_a_mesh() {
 /// The netlist engine runs the gates Yosys wrote, not a model of them:
 /// the router's netlist with one gate changed (the one driving bit 0 of
 /// the local port's outgoing data, made a NOR, or an AND if it was one)
-/// gives another trace, or a run that fails its checks.
+/// gives another trace, or a run that fails its checks, on the
+/// interpreted op list and on the compiled C alike.
 #[test]
 fn a_netlist_with_one_gate_changed_is_caught() {
     use super::netlist::{Gate, Netlist};
@@ -152,11 +178,11 @@ fn a_netlist_with_one_gate_changed_is_caught() {
     let table = c.table().unwrap();
     let text = engine_netlist::netlist_json(&c.spec, &table).unwrap();
     let good = Netlist::from_yosys_json(&text, &c.spec.name(), "clk").unwrap();
-    let run_with = |n: &Netlist| {
-        let mut e = engine_netlist::NetlistEngine::from_netlist(&c.spec, n).unwrap();
+    let run_with = |n: &Netlist, eval| {
+        let mut e = engine_netlist::NetlistEngine::from_netlist(&c.spec, n, 1, eval).unwrap();
         run(&c, &mut e, &Control::default())
     };
-    let want = run_with(&good).unwrap();
+    let want = run_with(&good, Eval::Interpreted).unwrap();
     assert!(want.trace.len() > 500, "{} flits", want.trace.len());
     let mut bad = good.clone();
     let net = bad.ports["p0_out_data"].bits[0];
@@ -171,10 +197,72 @@ fn a_netlist_with_one_gate_changed_is_caught() {
     } else {
         Gate::Nor
     };
-    match run_with(&bad) {
-        Err(e) => eprintln!("caught: {e}"),
-        Ok(r) => assert_ne!(r.trace, want.trace, "the changed gate went unseen"),
+    for eval in [Eval::Interpreted, Eval::Compiled] {
+        match run_with(&bad, eval) {
+            Err(e) => eprintln!("{eval:?}: caught: {e}"),
+            Ok(r) => assert_ne!(
+                r.trace, want.trace,
+                "{eval:?}: the changed gate went unseen"
+            ),
+        }
     }
+}
+
+/// Five loads in the lanes of one netlist engine (five copies of the
+/// 4x4 mesh: 80 lanes, the fifth copy in a second block of words) give
+/// each the trace and figures of that load run alone, compiled and
+/// interpreted; a copy's traffic cannot leak into another's (every run
+/// checks each flit against its own packets).
+#[test]
+fn loads_in_the_lanes_of_one_pass_match_the_loads_run_alone() {
+    let s = spec_on(Algorithm::DimensionOrder, Topology::Mesh, 2, 4, 1);
+    let base = SimConfig {
+        trace: true,
+        measure: 400,
+        ..cfg(s, 0.1)
+    };
+    let loads = [0.1, 0.3, 0.5, 0.7, 0.9];
+    let cfgs: Vec<SimConfig> = loads
+        .iter()
+        .map(|&load| SimConfig {
+            load,
+            ..base.clone()
+        })
+        .collect();
+    let n = engine_netlist::netlist(&base.spec, "test", || base.table()).unwrap();
+    for eval in [Eval::Compiled, Eval::Interpreted] {
+        let mut e = engine_netlist::NetlistEngine::from_netlist(&base.spec, &n, 5, eval).unwrap();
+        let together = run_many(&cfgs, &mut e, &Control::default()).unwrap();
+        assert_eq!(together.len(), loads.len());
+        for (c, r) in cfgs.iter().zip(&together) {
+            let alone = run_netlist(c, eval);
+            assert!(alone.trace.len() > 100, "load {}", c.load);
+            if let Some(e) = trace_diff(&r.trace, &alone.trace, ("in one pass", "alone")) {
+                panic!("{eval:?} load {}: {e}", c.load);
+            }
+            assert_eq!(r.stats.cycles, alone.stats.cycles);
+            assert_eq!(r.stats.latencies, alone.stats.latencies);
+        }
+    }
+}
+
+/// The cache's binary copy of a netlist reads back equal to the netlist
+/// read from Yosys's JSON; a copy cut short is refused, not misread.
+#[test]
+fn a_netlist_reads_back_from_its_binary_copy() {
+    use super::netlist::Netlist;
+    let c = cfg(
+        spec_on(Algorithm::DimensionOrder, Topology::Mesh, 2, 4, 1),
+        0.1,
+    );
+    let table = c.table().unwrap();
+    let text = engine_netlist::netlist_json(&c.spec, &table).unwrap();
+    let n = Netlist::from_yosys_json(&text, &c.spec.name(), "clk").unwrap();
+    assert!(n.cells.len() > 1000 && n.flip_flops.len() > 100);
+    let b = n.to_bytes();
+    assert_eq!(Netlist::from_bytes(&b).unwrap(), n);
+    assert!(Netlist::from_bytes(&b[..b.len() / 2]).is_err());
+    assert!(Netlist::from_bytes(&b[1..]).is_err());
 }
 
 #[test]
@@ -255,8 +343,9 @@ fn hot_spot_overload_drains_without_loss() {
     assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
 }
 
-/// The three engines on one configuration and seed: identical per-flit
-/// delivery traces, and every check of [`run`] passed on each.
+/// The three engines on one configuration and seed (the netlist engine
+/// compiled and interpreted): identical per-flit delivery traces, and
+/// every check of [`run`] passed on each.
 fn engines_agree(s: RouterSpec, load: f64, measure: u64) -> (String, usize) {
     let c = SimConfig {
         trace: true,
@@ -265,9 +354,11 @@ fn engines_agree(s: RouterSpec, load: f64, measure: u64) -> (String, usize) {
     };
     let v = run_on(&c, EngineKind::Verilator);
     let r = run_on(&c, EngineKind::Rust);
-    let n = run_on(&c, EngineKind::Netlist);
-    if let Some(e) = trace_diff(&n.trace, &r.trace, ("netlist", "rust")) {
-        panic!("{}: {e}", c.spec.name());
+    for eval in [Eval::Compiled, Eval::Interpreted] {
+        let n = run_netlist(&c, eval);
+        if let Some(e) = trace_diff(&n.trace, &r.trace, (&format!("netlist {eval:?}"), "rust")) {
+            panic!("{}: {e}", c.spec.name());
+        }
     }
     assert_eq!(v.trace.len(), r.trace.len(), "{}", c.spec.name());
     if let Some(i) = (0..v.trace.len()).find(|&i| v.trace[i] != r.trace[i]) {

@@ -108,9 +108,12 @@ impl Buffers {
                 .position(|x| x.0 == id)
                 .ok_or_else(|| format!("{}: packet {id} has no flit left", name()))?
         };
-        let x = self.bufs[from]
-            .remove(at)
-            .ok_or_else(|| format!("{}: a flit from an empty buffer", name()))?;
+        let x = if at == 0 {
+            self.bufs[from].pop_front()
+        } else {
+            self.bufs[from].remove(at)
+        };
+        let x = x.ok_or_else(|| format!("{}: a flit from an empty buffer", name()))?;
         self.flits -= 1;
         if f.tail {
             self.owner[ovc] = None;

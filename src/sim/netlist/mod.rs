@@ -1,8 +1,11 @@
 //! A router as a gate-level netlist for bit-parallel simulation: the Yosys
 //! JSON of [`crate::flows::yosys::netlist_json`] read into gates and
 //! flip-flops over numbered nets, levelized into [`Program`]s of word
-//! operations in which every net is one or more 64-bit words whose bit
-//! lanes are routers.
+//! operations in which every net is a 64-bit word whose bit lanes are
+//! routers (several networks of 64 routers: one block of words each), or
+//! compiled to C ([`compiled`]).
+
+pub mod compiled;
 
 use std::collections::BTreeMap;
 
@@ -131,6 +134,9 @@ pub struct Netlist {
     /// The flip-flops, all on the clock port.
     pub flip_flops: Vec<FlipFlop>,
 }
+
+/// The first bytes of [`Netlist::to_bytes`] (the format's version).
+const MAGIC: &[u8] = b"routergen-netlist-1\n";
 
 fn bad(what: String) -> Error {
     Error::Simulation(format!("the router's netlist: {what}"))
@@ -263,6 +269,113 @@ impl Netlist {
             flip_flops: ffs,
         };
         n.check_drivers(clk)?;
+        Ok(n)
+    }
+
+    /// The netlist in a compact binary form ([`Netlist::from_bytes`]), for
+    /// the cache: reading it back takes far less than reading the JSON.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut b = MAGIC.to_vec();
+        let put = |b: &mut Vec<u8>, x: u32| b.extend_from_slice(&x.to_le_bytes());
+        put(&mut b, self.nets as u32);
+        put(&mut b, self.ports.len() as u32);
+        for (name, p) in &self.ports {
+            put(&mut b, name.len() as u32);
+            b.extend_from_slice(name.as_bytes());
+            // Padded to whole words.
+            b.resize(b.len().div_ceil(4) * 4, 0);
+            put(&mut b, u32::from(p.input));
+            put(&mut b, p.bits.len() as u32);
+            for &x in &p.bits {
+                put(&mut b, x);
+            }
+        }
+        put(&mut b, self.cells.len() as u32);
+        for c in &self.cells {
+            put(&mut b, c.kind as u32);
+            for x in c.inputs.into_iter().chain([c.out]) {
+                put(&mut b, x);
+            }
+        }
+        put(&mut b, self.flip_flops.len() as u32);
+        for f in &self.flip_flops {
+            for x in [f.d, f.q, u32::from(f.init)] {
+                put(&mut b, x);
+            }
+        }
+        b
+    }
+
+    /// The netlist of [`Netlist::to_bytes`]; an error if `b` is not one.
+    pub fn from_bytes(b: &[u8]) -> Result<Netlist> {
+        let short = || bad("the cached netlist is cut short".into());
+        let body = b.strip_prefix(MAGIC).ok_or_else(short)?;
+        let mut words = body
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+        let mut next = || words.next().ok_or_else(short);
+        let nets = next()? as usize;
+        let mut ports = BTreeMap::new();
+        for _ in 0..next()? {
+            let len = next()? as usize;
+            let mut name = Vec::with_capacity(len);
+            for _ in 0..len.div_ceil(4) {
+                name.extend_from_slice(&next()?.to_le_bytes());
+            }
+            name.truncate(len);
+            let name = String::from_utf8(name).map_err(|_| short())?;
+            let input = next()? == 1;
+            let bits = (0..next()?).map(|_| next()).collect::<Result<Vec<_>>>()?;
+            ports.insert(name, PortBits { input, bits });
+        }
+        let kinds = [
+            Gate::Buf,
+            Gate::Not,
+            Gate::And,
+            Gate::Nand,
+            Gate::Or,
+            Gate::Nor,
+            Gate::Xor,
+            Gate::Xnor,
+            Gate::AndNot,
+            Gate::OrNot,
+            Gate::Mux,
+        ];
+        let mut cells = Vec::new();
+        for _ in 0..next()? {
+            let kind = *kinds.get(next()? as usize).ok_or_else(short)?;
+            let inputs = [next()?, next()?, next()?];
+            cells.push(Cell {
+                kind,
+                inputs,
+                out: next()?,
+            });
+        }
+        let mut flip_flops = Vec::new();
+        for _ in 0..next()? {
+            flip_flops.push(FlipFlop {
+                d: next()?,
+                q: next()?,
+                init: next()? == 1,
+            });
+        }
+        let n = Netlist {
+            nets,
+            ports,
+            cells,
+            flip_flops,
+        };
+        let top = n
+            .cells
+            .iter()
+            .flat_map(|c| c.inputs.into_iter().chain([c.out]))
+            .chain(n.flip_flops.iter().flat_map(|f| [f.d, f.q]))
+            .chain(n.ports.values().flat_map(|p| p.bits.iter().copied()))
+            .max()
+            .unwrap_or(0);
+        if top as usize >= n.nets {
+            return Err(short());
+        }
         Ok(n)
     }
 
@@ -399,7 +512,7 @@ impl Netlist {
 }
 
 /// One word operation of a [`Program`]: `out = kind(a, b, s)`, the
-/// operands as offsets of the nets' first words.
+/// operands as nets (words of a block).
 #[derive(Debug, Clone, Copy)]
 pub struct Op {
     a: u32,
@@ -419,11 +532,10 @@ pub struct Program {
 }
 
 impl Program {
-    /// The cells `order` of `n` (already in evaluation order), for nets of
-    /// `words` words each.
-    pub fn new(n: &Netlist, order: &[usize], words: usize) -> Program {
+    /// The cells `order` of `n` (already in evaluation order), over one
+    /// block of words in which word `net` holds that net's lanes.
+    pub fn new(n: &Netlist, order: &[usize]) -> Program {
         let mut p = Program::default();
-        let off = |net: u32| (net as usize * words) as u32;
         for &i in order {
             let c = &n.cells[i];
             match p.runs.last_mut() {
@@ -431,18 +543,18 @@ impl Program {
                 _ => p.runs.push((c.kind, p.ops.len(), p.ops.len() + 1)),
             }
             let top = c.inputs.iter().copied().fold(c.out, u32::max);
-            p.end = p.end.max(off(top) as usize + words);
+            p.end = p.end.max(top as usize + 1);
             p.ops.push(Op {
-                a: off(c.inputs[0]),
-                b: off(c.inputs[1]),
-                s: off(c.inputs[2]),
-                out: off(c.out),
+                a: c.inputs[0],
+                b: c.inputs[1],
+                s: c.inputs[2],
+                out: c.out,
             });
         }
         p
     }
 
-    /// Word operations per evaluation (per word of lanes).
+    /// Word operations per evaluation (per block).
     pub fn len(&self) -> usize {
         self.ops.len()
     }
@@ -452,29 +564,10 @@ impl Program {
         self.ops.is_empty()
     }
 
-    /// Evaluates every op in order on `v`, nets of `words` words (the
-    /// words the program was built for). Panics if `v` is too short.
-    pub fn eval(&self, v: &mut [u64], words: usize) {
+    /// Evaluates every op in order on the block `v`. Panics if `v` is
+    /// shorter than the nets the program touches.
+    pub fn eval(&self, v: &mut [u64]) {
         assert!(v.len() >= self.end, "the nets are shorter than the program");
-        match words {
-            1 => self.eval_n::<1>(v),
-            2 => self.eval_n::<2>(v),
-            4 => self.eval_n::<4>(v),
-            _ => {
-                for &(kind, lo, hi) in &self.runs {
-                    for op in &self.ops[lo..hi] {
-                        let (a, b, s, o) =
-                            (op.a as usize, op.b as usize, op.s as usize, op.out as usize);
-                        for i in 0..words {
-                            v[o + i] = kind.eval(v[a + i], v[b + i], v[s + i]);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    fn eval_n<const W: usize>(&self, v: &mut [u64]) {
         for &(kind, lo, hi) in &self.runs {
             let ops = &self.ops[lo..hi];
             // One loop per kind: the kind is a constant inside it.
@@ -483,18 +576,15 @@ impl Program {
                     for op in ops {
                         let (a, b, s, o) =
                             (op.a as usize, op.b as usize, op.s as usize, op.out as usize);
-                        for i in 0..W {
-                            // SAFETY: every op's words lie below
-                            // `self.end`, which `eval` checked against
-                            // `v.len()`.
-                            unsafe {
-                                let x = $k.eval(
-                                    *v.get_unchecked(a + i),
-                                    *v.get_unchecked(b + i),
-                                    *v.get_unchecked(s + i),
-                                );
-                                *v.get_unchecked_mut(o + i) = x;
-                            }
+                        // SAFETY: every op's words lie below `self.end`,
+                        // checked against `v.len()` above.
+                        unsafe {
+                            let x = $k.eval(
+                                *v.get_unchecked(a),
+                                *v.get_unchecked(b),
+                                *v.get_unchecked(s),
+                            );
+                            *v.get_unchecked_mut(o) = x;
                         }
                     }
                 };

@@ -1,0 +1,274 @@
+//! A cycle of the netlist as generated straight-line C: one statement per
+//! gate over 64-bit words (64 routers each), the flip-flops updated after
+//! the logic that feeds them, then the logic that drives the outputs.
+//! Compiled once by the C compiler into a shared object, cached by a hash
+//! of the source, the flags and the compiler ([`super::super::dynlib`]),
+//! and loaded into this process. The interpreted [`super::Program`] does
+//! the same work without a compiler.
+
+use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
+
+use super::{Gate, Netlist};
+use crate::error::Result;
+use crate::sim::dynlib::{cached, Library};
+
+/// The compiler's flags (part of the cache key).
+const CFLAGS: &[&str] = &["-O2", "-std=c99", "-w"];
+
+/// Statements per generated function: the compiler's time grows faster
+/// than the size of a function, so a long run of gates is cut into
+/// functions of this many statements.
+const CHUNK: usize = 2000;
+
+/// `f(words, blocks, stride)`: blocks of `stride` words, one after another.
+type BlockFn = unsafe extern "C" fn(*mut u64, usize, usize);
+
+/// A netlist's cycle, compiled and loaded.
+pub struct Compiled {
+    cycle: BlockFn,
+    post: BlockFn,
+    /// One past the highest net any statement touches.
+    end: usize,
+}
+
+/// The C expression of `kind` on operands `a`, `b`, `s`.
+fn expr(kind: Gate, [a, b, s]: [&str; 3]) -> String {
+    match kind {
+        Gate::Buf => a.to_string(),
+        Gate::Not => format!("~{a}"),
+        Gate::And => format!("{a} & {b}"),
+        Gate::Nand => format!("~({a} & {b})"),
+        Gate::Or => format!("{a} | {b}"),
+        Gate::Nor => format!("~({a} | {b})"),
+        Gate::Xor => format!("{a} ^ {b}"),
+        Gate::Xnor => format!("~({a} ^ {b})"),
+        Gate::AndNot => format!("{a} & ~{b}"),
+        Gate::OrNot => format!("{a} | ~{b}"),
+        Gate::Mux => format!("({a} & ~{s}) | ({b} & {s})"),
+    }
+}
+
+/// `cells` in an order where each follows the cells of `cells` that drive
+/// its inputs and comes as soon after them as it can (depth first): a
+/// value is used soon after it is made, so most stay in registers.
+fn depth_first(n: &Netlist, cells: &[usize]) -> Vec<usize> {
+    let mut driver = vec![usize::MAX; n.nets];
+    for &k in cells {
+        driver[n.cells[k].out as usize] = k;
+    }
+    let mut done = vec![false; n.cells.len()];
+    let mut order = Vec::with_capacity(cells.len());
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    for &root in cells {
+        if done[root] {
+            continue;
+        }
+        stack.push((root, 0));
+        while let Some((k, i)) = stack.pop() {
+            let c = &n.cells[k];
+            if i < c.kind.arity() {
+                stack.push((k, i + 1));
+                let d = driver[c.inputs[i] as usize];
+                if d != usize::MAX && !done[d] {
+                    stack.push((d, 0));
+                }
+            } else if !done[k] {
+                done[k] = true;
+                order.push(k);
+            }
+        }
+    }
+    order
+}
+
+/// Functions `{name}_0 ...` evaluating `cells` of `n` (in evaluation
+/// order) and `{name}` calling them in turn, on one block of words `v`.
+/// A net made and used inside one function only (`local[net]` names that
+/// function's number, counted across calls by `next`) is a local
+/// variable; the others live in `v`.
+fn functions(
+    c: &mut String,
+    n: &Netlist,
+    name: &str,
+    cells: &[Vec<usize>],
+    local: &[usize],
+    first: usize,
+) {
+    let operand = |net: u32, f: usize| {
+        if local[net as usize] == f {
+            format!("n{net}")
+        } else {
+            format!("v[{net}]")
+        }
+    };
+    for (i, chunk) in cells.iter().enumerate() {
+        let f = first + i;
+        let _ = writeln!(
+            c,
+            "static __attribute__((noinline)) void {name}_{i}(uint64_t *restrict v) {{"
+        );
+        for &k in chunk {
+            let cell = &n.cells[k];
+            let ins = cell.inputs.map(|x| operand(x, f));
+            let e = expr(cell.kind, [&ins[0], &ins[1], &ins[2]]);
+            if local[cell.out as usize] == f {
+                let _ = writeln!(c, "  const uint64_t n{} = {e};", cell.out);
+            } else {
+                let _ = writeln!(c, "  v[{}] = {e};", cell.out);
+            }
+        }
+        c.push_str("}\n");
+    }
+    let _ = writeln!(c, "static void {name}(uint64_t *restrict v) {{");
+    for i in 0..cells.len() {
+        let _ = writeln!(c, "  {name}_{i}(v);");
+    }
+    c.push_str("}\n");
+}
+
+/// The C source of a cycle: `rg_cycle` (the cells `pre`, then every
+/// flip-flop (d, q) of `ffs` at once, then the cells `post`) and
+/// `rg_post` (`post` alone), each over `blocks` blocks of `stride` words
+/// in which word `net` is that net's 64 lanes.
+pub fn source(n: &Netlist, pre: &[usize], ffs: &[(u32, u32)], post: &[usize]) -> String {
+    let mut c = String::from(
+        "/* A router netlist's cycle over 64-bit words, 64 routers a word. */\n\
+         #include <stdint.h>\n#include <stddef.h>\n",
+    );
+    // Depth-first order, cut into functions; the nets each function
+    // alone makes and reads are its locals.
+    let chunks = |cells: &[usize]| -> Vec<Vec<usize>> {
+        depth_first(n, cells)
+            .chunks(CHUNK)
+            .map(|c| c.to_vec())
+            .collect()
+    };
+    let (pre, post) = (chunks(pre), chunks(post));
+    const NONE: usize = usize::MAX;
+    const SHARED: usize = usize::MAX - 1;
+    let mut local = vec![NONE; n.nets];
+    for (f, chunk) in pre.iter().chain(&post).enumerate() {
+        for &k in chunk {
+            local[n.cells[k].out as usize] = f;
+        }
+    }
+    for (f, chunk) in pre.iter().chain(&post).enumerate() {
+        for &k in chunk {
+            let cell = &n.cells[k];
+            for &x in &cell.inputs[..cell.kind.arity()] {
+                if local[x as usize] != f {
+                    local[x as usize] = SHARED;
+                }
+            }
+        }
+    }
+    // Read from outside the functions: the outputs and the flip-flops' inputs.
+    for x in n
+        .ports
+        .values()
+        .filter(|p| !p.input)
+        .flat_map(|p| p.bits.iter())
+        .chain(ffs.iter().map(|f| &f.0))
+    {
+        local[*x as usize] = SHARED;
+    }
+    functions(&mut c, n, "pre", &pre, &local, 0);
+    functions(&mut c, n, "post", &post, &local, pre.len());
+    // The edge: flip-flops whose input is another's output are read
+    // before any output changes.
+    let qs: std::collections::HashSet<u32> = ffs.iter().map(|f| f.1).collect();
+    c.push_str("static __attribute__((noinline)) void edge(uint64_t *restrict v) {\n");
+    let chained: Vec<&(u32, u32)> = ffs.iter().filter(|f| qs.contains(&f.0)).collect();
+    for (i, (d, _)) in chained.iter().enumerate() {
+        let _ = writeln!(c, "  const uint64_t t{i} = v[{d}];");
+    }
+    for (d, q) in ffs.iter().filter(|f| !qs.contains(&f.0)) {
+        let _ = writeln!(c, "  v[{q}] = v[{d}];");
+    }
+    for (i, (_, q)) in chained.iter().enumerate() {
+        let _ = writeln!(c, "  v[{q}] = t{i};");
+    }
+    c.push_str("}\n");
+    for (name, body) in [
+        ("rg_cycle", "pre(v); edge(v); post(v);"),
+        ("rg_post", "post(v);"),
+    ] {
+        let _ = writeln!(
+            c,
+            "void {name}(uint64_t *base, size_t blocks, size_t stride) {{\n  \
+             for (size_t k = 0; k < blocks; k++) {{\n    uint64_t *v = base + k * stride;\n    \
+             {body}\n  }}\n}}"
+        );
+    }
+    c
+}
+
+impl Compiled {
+    /// Compiles (or finds in the cache) the cycle of [`source`] for the
+    /// router `name` and loads it.
+    pub fn new(
+        n: &Netlist,
+        name: &str,
+        pre: &[usize],
+        ffs: &[(u32, u32)],
+        post: &[usize],
+    ) -> Result<Compiled> {
+        let text = source(n, pre, ffs, post);
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        text.hash(&mut h);
+        CFLAGS.hash(&mut h);
+        crate::flows::cc::version().hash(&mut h);
+        let key = format!("gates-{name}-{:016x}", h.finish());
+        let lib = cached(&key, "libgates.so", &[], "the netlist's C", |dir| {
+            std::fs::write(dir.join("gates.c"), &text).map_err(|e| e.to_string())?;
+            crate::flows::cc::shared_object(dir, "gates.c", CFLAGS, "libgates.so")
+                .map_err(|e| e.to_string())
+        })?;
+        let lib = Library::open(&lib)?;
+        // SAFETY: the source defines both with the signature of BlockFn.
+        let (cycle, post_fn) = unsafe {
+            (
+                lib.function::<BlockFn>("rg_cycle")?,
+                lib.function::<BlockFn>("rg_post")?,
+            )
+        };
+        let end = pre
+            .iter()
+            .chain(post)
+            .flat_map(|&k| {
+                let c = &n.cells[k];
+                c.inputs.into_iter().chain([c.out])
+            })
+            .chain(ffs.iter().flat_map(|&(d, q)| [d, q]))
+            .max()
+            .map_or(0, |m| m as usize + 1);
+        Ok(Compiled {
+            cycle,
+            post: post_fn,
+            end,
+        })
+    }
+
+    fn call(&self, f: BlockFn, v: &mut [u64], blocks: usize, stride: usize) {
+        assert!(
+            stride >= self.end && v.len() >= blocks * stride,
+            "{blocks} blocks of {stride} words for nets up to {}",
+            self.end
+        );
+        // SAFETY: every statement touches words below `end` <= `stride`
+        // of a block, and the blocks lie inside `v` (checked above).
+        unsafe { f(v.as_mut_ptr(), blocks, stride) }
+    }
+
+    /// One cycle of every block: the logic before the edge, the edge, the
+    /// logic after it.
+    pub fn cycle(&self, v: &mut [u64], blocks: usize, stride: usize) {
+        self.call(self.cycle, v, blocks, stride)
+    }
+
+    /// The logic after the edge alone (the outputs of the initial state).
+    pub fn post(&self, v: &mut [u64], blocks: usize, stride: usize) {
+        self.call(self.post, v, blocks, stride)
+    }
+}
