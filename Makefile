@@ -78,10 +78,14 @@ sim-plot:
 	  --warmup 500 --measure 2000 --svg docs/sim-latency.svg --csv docs/sim-latency.csv
 
 # The studies of docs/analyze.md: routergen's routers simulated beside the
-# papers' models, written into docs/studies/<name>/ (long: release build).
+# papers' models, written into docs/studies/<name>/ (long: release build;
+# chien synthesizes each router for two FPGAs unless docs/studies/chien/fmax/
+# holds its report).
 studies:
 	$(CARGO) run --release -- study quaglia -o docs/studies/quaglia
 	$(CARGO) run --release -- study dally -o docs/studies/dally
+	$(CARGO) run --release -- study lapses -o docs/studies/lapses
+	$(CARGO) run --release -- study chien -o docs/studies/chien
 # The release binary, its man pages and its bash, zsh and fish completions
 # under PREFIX (default ~/.local; `sudo make install PREFIX=/usr/local`).
 PREFIX ?= $(HOME)/.local

@@ -705,12 +705,17 @@ pub enum StudyName {
     Dally,
     /// Quaglia et al.'s tori, Duato's fully adaptive routers.
     Quaglia,
+    /// LAPSES's 16x16 mesh: look-ahead, adaptivity, path selection, tables.
+    Lapses,
+    /// Chien's algorithms in ns, with each router's modelled and measured
+    /// cycle time.
+    Chien,
 }
 
 /// The arguments of `routergen study`.
 #[derive(Debug, Args)]
 pub struct StudyArgs {
-    /// dally or quaglia.
+    /// dally, quaglia, lapses or chien.
     #[arg(value_enum)]
     pub study: StudyName,
 
@@ -722,7 +727,13 @@ pub struct StudyArgs {
     #[arg(long)]
     pub quick: bool,
 
-    /// Simulation engine: rust, verilator or netlist.
-    #[arg(long, value_enum, default_value = "rust")]
-    pub engine: crate::sim::EngineKind,
+    /// chien: take the FPGA Fmax from the reports cached in DIR/fmax only;
+    /// a router without one gets no FPGA column (never synthesizes).
+    #[arg(long)]
+    pub no_synth: bool,
+
+    /// Simulation engine: rust, verilator or netlist [default: the
+    /// fastest installed, as `routergen sim`].
+    #[arg(long, value_enum)]
+    pub engine: Option<crate::sim::EngineKind>,
 }

@@ -459,3 +459,183 @@ fn study_needs_an_output_directory() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--out"), "{}", stderr(&out));
 }
+
+const LAPSES: &str = "lapses-adaptive-router.txt";
+
+/// The library's copies of LAPSES's Figure 5 table, Table 3 and Table 4
+/// are the paper's, parsed from its text.
+#[test]
+fn lapses_tables_are_the_papers() {
+    use routergen::sim::traffic::Pattern;
+    use routergen::study::lapses::{FIGURE_5_LA_ADAPT, TABLE_3, TABLE_4};
+    let text = paper(LAPSES);
+    for (label, pattern) in [
+        ("Uniform\t", Pattern::Uniform),
+        ("Transpose\t", Pattern::Transpose),
+        ("Bit-Rev.\t", Pattern::BitReversal),
+        ("Shuffle\t", Pattern::Shuffle),
+    ] {
+        let want = row(&text, label);
+        let ours = FIGURE_5_LA_ADAPT.iter().find(|r| r.0 == pattern).unwrap().1;
+        assert_eq!(ours, &want[..], "{pattern}");
+    }
+    for (len, la, no, imp) in TABLE_3 {
+        assert_eq!(row(&text, &format!("{len}\t")), vec![la, no, imp]);
+    }
+    // Table 4: the rows after its header, "Sat." as None.
+    let start = text.find("Traffic\tLoad\tMeta-Tbl Adp.").unwrap();
+    let mut pattern = Pattern::Uniform;
+    let mut rows = Vec::new();
+    for line in text[start..].lines().skip(1).take(18) {
+        let cells: Vec<&str> = line.split('\t').collect();
+        pattern = match cells[0] {
+            "Unif." => Pattern::Uniform,
+            "Trans." => Pattern::Transpose,
+            "Bit-Rev." => Pattern::BitReversal,
+            _ => pattern,
+        };
+        let v = |c: &str| c.trim().parse::<f64>().ok();
+        rows.push((
+            pattern,
+            v(cells[1]).unwrap(),
+            v(cells[2]),
+            v(cells[3]),
+            v(cells[4]),
+        ));
+    }
+    assert_eq!(rows, TABLE_4.to_vec());
+}
+
+/// Mean minimal hops on a k x k mesh (x = id mod k, y = id / k) of the
+/// packets `dest` sends, worked out here from coordinates, apart from
+/// the library's traffic code.
+fn mesh_hops(k: u32, dest: &dyn Fn(u32) -> Option<u32>) -> f64 {
+    let dist = |a: u32, b: u32| (a % k).abs_diff(b % k) + (a / k).abs_diff(b / k);
+    let (mut sum, mut n) = (0u32, 0u32);
+    for s in 0..k * k {
+        if let Some(d) = dest(s).filter(|&d| d != s) {
+            sum += dist(s, d);
+            n += 1;
+        }
+    }
+    f64::from(sum) / f64::from(n)
+}
+
+/// The independent lower bound of a LAPSES or Chien point on a 4x4 mesh:
+/// every flit crosses each hop and the tail leaves L - 1 cycles after the
+/// head, so latency >= hops + L.
+fn mesh4_bound(label: &str, flits: f64) -> f64 {
+    let k: u32 = 4;
+    let rev = |s: u32| s.reverse_bits() >> 28;
+    let hops = if label.starts_with("uniform") {
+        let n = k * k;
+        let all: u32 = (0..n)
+            .flat_map(|a| (0..n).map(move |b| (a % k).abs_diff(b % k) + (a / k).abs_diff(b / k)))
+            .sum();
+        f64::from(all) / f64::from(n * (n - 1))
+    } else if label.starts_with("transpose") {
+        mesh_hops(k, &|s| Some((s % k) * k + s / k))
+    } else if label.starts_with("bit-reversal") {
+        mesh_hops(k, &|s| Some(rev(s)))
+    } else if label.starts_with("shuffle") {
+        mesh_hops(k, &|s| Some(((s << 1) | (s >> 3)) & 15))
+    } else {
+        panic!("no pattern in {label:?}")
+    };
+    hops + flits
+}
+
+/// LAPSES at quick scale (4x4 mesh): latency at least the bound worked out
+/// above, accepted not above offered (slack: two messages per node over
+/// the window), look-ahead never slower than none in cycles (Figure 5,
+/// Table 3), and every figure drawn.
+#[test]
+fn lapses_study_at_quick_scale_keeps_its_invariants() {
+    use routergen::sim::EngineKind;
+    use routergen::study::{lapses, Scale};
+    let r = lapses::lapses(Scale::Quick, EngineKind::Rust, &|_: &str| {}).unwrap();
+    assert!(r
+        .markdown
+        .contains("Regenerate: `routergen study lapses --quick"));
+    assert!(r.markdown.contains("engine rust, ran "));
+    assert_eq!(
+        r.figures.len(),
+        3,
+        "Figure 5 for two patterns, Figure 6 for one"
+    );
+    assert!(r.figures.iter().all(|f| f.1.contains("<circle")));
+    let lat = |net: &str, load: f64| {
+        r.points
+            .iter()
+            .find(|p| p.network == net && (p.paper_load - load).abs() < 1e-9)
+            .and_then(|p| p.latency)
+    };
+    let mut compared = 0;
+    for p in &r.points {
+        let Some(l) = p.latency else { continue };
+        let flits: f64 = if p.network.contains("table 3") {
+            let w: Vec<&str> = p.network.split(' ').collect();
+            let i = w.iter().position(|x| *x == "flits").unwrap();
+            w[i - 1].parse().unwrap()
+        } else {
+            20.0
+        };
+        let bound = mesh4_bound(&p.network, flits);
+        assert!(l >= bound, "{p:?}: latency below {bound}");
+        let slack = 2.0 * flits / lapses::QUICK_MEASURE as f64;
+        assert!(p.accepted <= p.offered + slack, "{p:?}");
+        for (la, no) in [
+            ("LA ADAPT", "NO LA ADAPT"),
+            ("LA DET", "NO LA DET"),
+            (" LA", " NO LA"),
+        ] {
+            if let Some(base) = p.network.strip_suffix(la) {
+                if base.trim_end().ends_with("NO") {
+                    continue;
+                }
+                if let Some(n) = lat(&format!("{base}{no}"), p.paper_load) {
+                    assert!(l <= n, "{}: look-ahead {l} slower than {n}", p.network);
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared >= 6, "only {compared} look-ahead pairs compared");
+}
+
+/// Chien at quick scale (model clocks only): the bound on a 4x4 mesh, the
+/// tables in ns, a verdict per clock, and no FPGA column.
+#[test]
+fn chien_study_at_quick_scale_keeps_its_invariants() {
+    use routergen::sim::EngineKind;
+    use routergen::study::{chien, Scale};
+    let r = chien::chien(Scale::Quick, EngineKind::Rust, None, &|_: &str| {}).unwrap();
+    assert!(r
+        .markdown
+        .contains("Regenerate: `routergen study chien --quick"));
+    assert!(r.markdown.contains("Chien's conclusion"));
+    assert!(!r.markdown.contains("iCE40HX8K-CT256 latency"));
+    let mut mesh = 0;
+    for p in &r.points {
+        let Some(l) = p.latency else { continue };
+        let slack = 2.0 * 20.0 / routergen::study::lapses::QUICK_MEASURE as f64;
+        assert!(p.accepted <= p.offered + slack, "{p:?}");
+        assert!(l >= p.bound, "{p:?}");
+        if p.network.starts_with("4x4 mesh uniform") {
+            assert!(l >= mesh4_bound("uniform", 20.0), "{p:?}");
+            mesh += 1;
+        }
+    }
+    assert!(mesh >= 2);
+}
+
+/// A directory path that is a file is refused before anything runs.
+#[test]
+fn study_refuses_an_output_path_that_is_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("file");
+    std::fs::write(&f, "x").unwrap();
+    let out = routergen(&["study", "chien", "--quick", "-o", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not a directory"), "{}", stderr(&out));
+}

@@ -5,7 +5,14 @@
 //! - [`dally`]: Dally's k-ary n-cubes under constant bisection, emulated by
 //!   message length: a message of L bits is L/W flits with W = k/2 (eq. 7);
 //! - [`quaglia`]: Duato's fully adaptive routing on k x k tori at the
-//!   generation rates and message length of Quaglia et al.'s Tables 1-2.
+//!   generation rates and message length of Quaglia et al.'s Tables 1-2;
+//! - [`lapses::lapses`]: LAPSES's 16x16 mesh experiments (Figures 5 and 6,
+//!   Tables 3 and 4);
+//! - [`chien::chien`]: the algorithms Chien compares, latency in ns with
+//!   each router's cycle time (Chien's model, Fmax measured on FPGAs).
+
+pub mod chien;
+pub mod lapses;
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -78,19 +85,118 @@ pub fn mean_min_hops(net: &Network) -> f64 {
     f64::from(net.dims) * per_dim * n / (n - 1.0)
 }
 
+/// Mean minimal hop count of the packets `pattern` sends on `net`: the
+/// uniform mean, or the mean over the nodes a permutation sends from.
+pub fn pattern_hops(net: &Network, pattern: Pattern) -> f64 {
+    if pattern == Pattern::Uniform {
+        return mean_min_hops(net);
+    }
+    let mut rng = crate::blocks::cosim::SplitMix64::new(1);
+    let pairs: Vec<u32> = (0..net.nodes())
+        .filter_map(|s| pattern.dest(net, s, &mut rng).map(|d| net.distance(s, d)))
+        .collect();
+    f64::from(pairs.iter().sum::<u32>()) / pairs.len().max(1) as f64
+}
+
 fn spec(topology: Topology, dims: u32, radix: u32, algorithm: Algorithm) -> Result<RouterSpec> {
-    let spec = SpecInput {
+    spec_of(SpecInput {
         topology: Some(topology),
         dims: Some(i64::from(dims)),
         radix: Some(i64::from(radix)),
         algorithm: Some(algorithm),
-        flit_width: Some(32),
         ..SpecInput::default()
+    })
+}
+
+/// The router of `input` with 32-bit flits unless given (room for the
+/// simulation's packet tags), refused by name if routergen does not build it.
+fn spec_of(input: SpecInput) -> Result<RouterSpec> {
+    let spec = SpecInput {
+        flit_width: input.flit_width.or(Some(32)),
+        ..input
     }
     .resolve()?
     .spec;
     crate::router::supported(&spec)?;
     Ok(spec)
+}
+
+/// Warm-up and measured cycles of one point at `scale`.
+fn cycles(scale: Scale) -> (u64, u64) {
+    match scale {
+        Scale::Quick => (100, 400),
+        Scale::Full => (2_000, 10_000),
+    }
+}
+
+/// One simulation of `spec` at normalized `load` (LAPSES §2.2: a fraction
+/// of the uniform bisection rate) with `flits`-flit messages, exponential
+/// inter-arrival times; `None` when the network did not drain its backlog
+/// (past saturation). Any other fault (a deadlock, a misdelivery) is an
+/// error.
+fn run_point(
+    spec: &RouterSpec,
+    pattern: Pattern,
+    flits: u32,
+    load: f64,
+    (warmup, measure): (u64, u64),
+    engine: EngineKind,
+) -> Result<Option<Stats>> {
+    let cfg = SimConfig {
+        pattern,
+        length: Length::Fixed(flits),
+        injection: Injection::Exponential,
+        load,
+        warmup,
+        measure,
+        drain: 20_000,
+        seed: 1,
+        ..SimConfig::new(spec.clone())
+    };
+    let mut e = sim::build_engine(&cfg, engine)?;
+    match sim::run(&cfg, e.as_mut(), &Control::default()) {
+        Ok(r) => Ok(Some(r.stats)),
+        Err(Error::Simulation(m)) if m.starts_with(DRAIN_FAILED) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// How [`sim::run`] reports a network that did not drain.
+const DRAIN_FAILED: &str = "the drain phase did not finish";
+
+/// A load sweep of one router and pattern: `loads` in order until the
+/// first saturated point ([`sim::saturated`] against the first load's
+/// latency, or no drain), which is kept. `progress` is told each point.
+fn sweep(
+    spec: &RouterSpec,
+    pattern: Pattern,
+    flits: u32,
+    loads: &[f64],
+    scale_cycles: (u64, u64),
+    engine: EngineKind,
+    progress: &dyn Fn(f64),
+) -> Result<Vec<(f64, Option<Stats>)>> {
+    let mut out = Vec::new();
+    let mut base = None;
+    for &load in loads {
+        progress(load);
+        let s = run_point(spec, pattern, flits, load, scale_cycles, engine)?;
+        let sat = s.as_ref().is_none_or(|s| sim::saturated(s, base));
+        base = base.or(s.as_ref().and_then(Stats::mean_latency));
+        out.push((load, s));
+        if sat {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// The first load of a sweep past saturation, if any.
+fn saturation_load(runs: &[(f64, Option<Stats>)]) -> Option<f64> {
+    let base = runs.first().and_then(|r| r.1.as_ref()?.mean_latency());
+    runs.iter()
+        .find(|(_, s)| s.as_ref().is_none_or(|s| sim::saturated(s, base)))
+        .map(|r| r.0)
 }
 
 /// One simulation of `spec` at `flit_rate` flits/node/cycle.
@@ -102,35 +208,30 @@ fn simulate(
     engine: EngineKind,
 ) -> Result<Stats> {
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
-    let (warmup, measure) = match scale {
-        Scale::Quick => (100, 400),
-        Scale::Full => (2_000, 10_000),
-    };
-    let cfg = SimConfig {
-        pattern: Pattern::Uniform,
-        length: Length::Fixed(flits),
-        injection: Injection::Exponential,
-        load: flit_rate / bisection_rate(&net),
-        warmup,
-        measure,
-        drain: 20_000,
-        seed: 1,
-        ..SimConfig::new(spec.clone())
-    };
-    let mut e = sim::build_engine(&cfg, engine)?;
-    Ok(sim::run(&cfg, e.as_mut(), &Control::default())?.stats)
+    let load = flit_rate / bisection_rate(&net);
+    run_point(spec, Pattern::Uniform, flits, load, cycles(scale), engine)?.ok_or_else(|| {
+        Error::Simulation(format!(
+            "{}: the network did not drain at load {load:.3}",
+            spec.name()
+        ))
+    })
 }
 
 fn header(title: &str, command: &str, engine: EngineKind, started: Instant) -> String {
     format!(
         "# {title}\n\nRegenerate: `{command}` (engine {}, ran {:.1} s).\n\n",
-        match engine {
-            EngineKind::Rust => "rust",
-            EngineKind::Verilator => "verilator",
-            EngineKind::Netlist => "netlist",
-        },
+        engine_name(engine),
         started.elapsed().as_secs_f64()
     )
+}
+
+/// The engine's name, as `--engine` takes it.
+pub fn engine_name(engine: EngineKind) -> &'static str {
+    match engine {
+        EngineKind::Rust => "rust",
+        EngineKind::Verilator => "verilator",
+        EngineKind::Netlist => "netlist",
+    }
 }
 
 fn fmt_opt(x: Option<f64>) -> String {
@@ -282,7 +383,7 @@ fn plot_series(points: &[Point], model: impl Fn(&Point) -> Option<f64>) -> Vec<S
 fn command(name: &str, scale: Scale) -> String {
     match scale {
         Scale::Quick => format!("routergen study {name} --quick -o DIR"),
-        Scale::Full => "make studies".into(),
+        Scale::Full => format!("routergen study {name} -o docs/studies/{name} (make studies)"),
     }
 }
 
