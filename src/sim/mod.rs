@@ -318,7 +318,9 @@ pub fn run_many(cfgs: &[SimConfig], engine: &mut dyn Engine, ctl: &Control) -> R
         // What the routers drive this cycle, into the waveform (one
         // experiment: `routergen sim` refuses --waves with several loads).
         if let (false, Some(waves), [d]) = (rst, ctl.waves, &drivers[..]) {
-            waves.borrow_mut().begin(d.progress().0, d.wiring(), &*engine);
+            waves
+                .borrow_mut()
+                .begin(d.progress().0, d.wiring(), &*engine);
         }
         let out = engine.outputs();
         let mut live = false;

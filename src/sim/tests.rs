@@ -88,7 +88,6 @@ fn run_netlist(c: &SimConfig, eval: Eval) -> Run {
     let mut e = netlist_engine(c, eval);
     run(c, &mut e, &Control::default()).unwrap()
 }
-}
 
 /// The first delivered flit where two traces differ, as a message.
 fn trace_diff(a: &[TraceEntry], b: &[TraceEntry], names: (&str, &str)) -> Option<String> {
