@@ -512,6 +512,11 @@ pub struct SpecArgs {
     /// register) [default: flops].
     #[arg(long, value_name = "KIND")]
     pub buffers: Option<BufferStorage>,
+
+    /// Cycles per router for a head flit: 2, or 1 (allocated in the cycle
+    /// it arrives from its look-ahead field; needs --lookahead) [default: 2].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub pipeline: Option<i64>,
 }
 
 impl SpecArgs {
@@ -533,6 +538,7 @@ impl SpecArgs {
             flow_control: self.flow_control,
             datapath: self.datapath,
             buffers: self.buffers,
+            pipeline: self.pipeline,
         }
     }
 }

@@ -388,3 +388,46 @@ fn a_closed_pipe_ends_the_output_without_a_panic() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// `--pipeline 1`: built with look-ahead (the module name gains `_p1`, the
+/// spec file says `pipeline = 1` and regenerates the same router);
+/// refused by name, with what is allowed, without look-ahead, with a
+/// routing table, with another datapath, and for depths other than 1 and 2.
+#[test]
+fn pipeline_1_is_built_with_lookahead_and_refused_by_name_elsewhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    let args = ["--algo", "dor", "--lookahead", "--pipeline", "1"];
+    let out = run_in(&a, &args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let name = "router_dor_mesh2d_k4_v1_w16_d4_la_p1";
+    assert!(a.join(format!("rtl/{name}.v")).exists(), "rtl/{name}.v");
+    let spec = read(&a, "routergen.toml");
+    assert!(spec.contains("pipeline = 1"), "{spec}");
+    let again = run_in(
+        &b,
+        &["--config", a.join("routergen.toml").to_str().unwrap()],
+    );
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(
+        read(&b, &format!("rtl/{name}.v")),
+        read(&a, &format!("rtl/{name}.v"))
+    );
+    rejects(
+        &["--pipeline", "1"],
+        &["--pipeline 1 needs --lookahead", "--pipeline 2"],
+    );
+    rejects(
+        &["--pipeline", "1", "--lookahead", "--table", "full"],
+        &["--table full", "--table none"],
+    );
+    rejects(
+        &["--pipeline", "1", "--lookahead", "--datapath", "sliced"],
+        &["--datapath sliced", "--lookahead off"],
+    );
+    rejects(
+        &["--pipeline", "3", "--lookahead"],
+        &["--pipeline 3", "--pipeline 1 or 2"],
+    );
+    rejects(&["--pipeline", "0"], &["--pipeline 0", "--pipeline 1 or 2"]);
+}

@@ -48,10 +48,11 @@ prop_compose! {
         flow_control in pick::<FlowControl>(),
         datapath in pick::<RouterDatapath>(),
         buffers in pick::<BufferStorage>(),
+        pipeline in proptest::option::of(prop_oneof![3 => 1i64..=2, 1 => any::<i64>()]),
     ) -> SpecInput {
         SpecInput { topology, dims, radix, algorithm, ports, vcs, flit_width, buffer_depth,
                     addressing, lookahead, path_selection, table, flow_control, datapath,
-                    buffers }
+                    buffers, pipeline }
     }
 }
 

@@ -155,8 +155,21 @@ pub struct FlowControlUnit<const W: usize> {
     /// The head and tail marks of the flit after the oldest one.
     head_after: Signal<Local, Bit>,
     tail_after: Signal<Local, Bit>,
-    /// The read pointer's successor.
+    /// `after_head` in a flip-flop of its own, set from the next state
+    /// (the flit that will follow the oldest one and the occupancy), so
+    /// that the offer of a head behind a leaving tail, which precedes the
+    /// router's VC allocation, starts from a flip-flop.
+    second_head: DFF<Bit>,
+    /// The head mark two flits after the oldest one (the next
+    /// `after_head` when the oldest leaves).
+    head_after2: Signal<Local, Bit>,
+    /// The read pointer's successor, and its successor.
     rp_inc: Signal<Local, Count>,
+    rp_inc2: Signal<Local, Count>,
+    /// The read pointer's successor in a flip-flop of its own (set from
+    /// the pointer's next value): `after_data`'s multiplexer, on the
+    /// router's VC-allocation path, selects from a flip-flop.
+    rp1: DFF<Count>,
     rp: DFF<Count>,
     wp: DFF<Count>,
     count: DFF<Count>,
@@ -170,6 +183,7 @@ pub struct FlowControlUnit<const W: usize> {
     last: Constant<Count>,
     depth: Constant<Count>,
     one: Constant<Count>,
+    two: Constant<Count>,
     zero: Constant<Count>,
     /// The bits the read and write pointers (`ptr_mask`) and the occupancy
     /// (`count_mask`) need: masking their next values keeps the unused
@@ -344,7 +358,11 @@ impl<const W: usize> FlowControlUnit<W> {
             front_valid: DFF::default(),
             head_after: Signal::default(),
             tail_after: Signal::default(),
+            second_head: DFF::default(),
+            head_after2: Signal::default(),
             rp_inc: Signal::default(),
+            rp_inc2: Signal::default(),
+            rp1: DFF::default(),
             rp: DFF::default(),
             wp: DFF::default(),
             count: DFF::default(),
@@ -358,6 +376,7 @@ impl<const W: usize> FlowControlUnit<W> {
             last: c(d - 1),
             depth: c(d),
             one: c(1),
+            two: c(2),
             zero: c(0),
             ptr_mask: c(mask_for(d - 1)),
             count_mask: c(mask_for(d)),
@@ -393,6 +412,7 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
         self.front_head.clock.next = self.clock.val();
         self.front_tail.clock.next = self.clock.val();
         self.front_valid.clock.next = self.clock.val();
+        self.second_head.clock.next = self.clock.val();
         self.rp.clock.next = self.clock.val();
         self.wp.clock.next = self.clock.val();
         self.count.clock.next = self.clock.val();
@@ -441,11 +461,7 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             self.out_head.next = false;
             self.out_tail.next = false;
         }
-        if self.rp.q.val() == self.last.val() {
-            self.rp_inc.next = self.zero.val();
-        } else {
-            self.rp_inc.next = (self.rp.q.val() + self.one.val()) & self.ptr_mask.val();
-        }
+        self.rp_inc.next = self.rp1.q.val();
         self.head_after.next = false;
         self.tail_after.next = false;
         for k in 0..self._d {
@@ -454,10 +470,19 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
                 self.tail_after.next = self.slot_tail[k].q.val();
             }
         }
-        // The flit after the oldest (two or more held).
-        self.after_head.next = self.head_after.val()
-            & (self.count.q.val() != self.zero.val())
-            & (self.count.q.val() != self.one.val());
+        if self.rp_inc.val() == self.last.val() {
+            self.rp_inc2.next = self.zero.val();
+        } else {
+            self.rp_inc2.next = (self.rp_inc.val() + self.one.val()) & self.ptr_mask.val();
+        }
+        self.head_after2.next = false;
+        for k in 0..self._d {
+            if self.rp_inc2.val() == self.slot[k].val() {
+                self.head_after2.next = self.slot_head[k].q.val();
+            }
+        }
+        // The flit after the oldest (two or more held), from its flip-flop.
+        self.after_head.next = self.second_head.q.val();
         self.after_data.next = self.nothing.val();
         for k in 0..self._sd {
             if self.rp_inc.val() == self.slot[k].val() {
@@ -504,6 +529,24 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             self.front_head.d.next = self.push.val() & self.in_head.val();
             self.front_tail.d.next = self.push.val() & self.in_tail.val();
         }
+        // The next flit after the oldest: the same one while the oldest
+        // stays and two or more are held; the one two after the oldest when
+        // it leaves and three or more are held; the arriving flit when it
+        // lands second (one held and none leaves, or two and one leaves).
+        self.second_head.d.next = self.second_head.q.val();
+        if self.pop.val() {
+            if self.count.q.val() == self.one.val() {
+                self.second_head.d.next = false;
+            } else if self.count.q.val() == self.two.val() {
+                self.second_head.d.next = self.push.val() & self.in_head.val();
+            } else {
+                self.second_head.d.next = self.head_after2.val();
+            }
+        } else if self.count.q.val() == self.zero.val() {
+            self.second_head.d.next = false;
+        } else if self.count.q.val() == self.one.val() {
+            self.second_head.d.next = self.push.val() & self.in_head.val();
+        }
         if self.push.val() {
             for k in 0..self._sd {
                 if self.wp.q.val() == self.slot[k].val() {
@@ -531,6 +574,12 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             self.raddr.next = self.zero.val();
         }
         self.rp.d.next = self.raddr.val();
+        self.rp1.clock.next = self.clock.val();
+        if self.raddr.val() == self.last.val() {
+            self.rp1.d.next = self.zero.val();
+        } else {
+            self.rp1.d.next = (self.raddr.val() + self.one.val()) & self.ptr_mask.val();
+        }
         for k in 0..self._nram {
             self.ram[k].clock.next = self.clock.val();
             self.ram[k].write_enable.next = self.push.val();
@@ -613,6 +662,7 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             self.front_head.d.next = false;
             self.front_tail.d.next = false;
             self.front_valid.d.next = false;
+            self.second_head.d.next = false;
             self.wp.d.next = self.zero.val();
             self.count.d.next = self.zero.val();
             self.credits.d.next = self.depth.val();

@@ -557,6 +557,37 @@ fn lookahead_head_latency_is_that_of_the_router_without_it() {
     }
 }
 
+/// One cycle per router (`--pipeline 1`): a 1-flit packet from (0,0) to
+/// (3,3) of an idle 4x4 mesh passes seven routers, one cycle each (each
+/// routes the head from its look-ahead field in the cycle it arrives and
+/// sends it in the next), so 7 cycles against 14 with two cycles per
+/// router; under dimension order and Duato.
+#[test]
+fn pipeline_1_takes_one_cycle_per_router() {
+    for (algorithm, v) in [(Algorithm::DimensionOrder, 1), (Algorithm::Duato, 2)] {
+        let p1 = RouterSpec {
+            flit_width: 32,
+            lookahead: true,
+            pipeline: 1,
+            ..spec_on(algorithm, Topology::Mesh, 2, 4, v)
+        };
+        assert_eq!(head_latency(&p1, &[0, 0], &[3, 3]), 7, "{algorithm}");
+    }
+}
+
+/// One cycle per router in a network: every head on every link checked
+/// to carry the next router's ports, every packet delivered, the three
+/// engines' traces identical.
+#[test]
+fn pipeline_1_engines_agree() {
+    let s = RouterSpec {
+        lookahead: true,
+        pipeline: 1,
+        ..spec_on(Algorithm::Duato, Topology::Mesh, 2, 4, 2)
+    };
+    assert!(engines_agree(s, 0.6, 1000).1 > 1000);
+}
+
 /// Every algorithm on 4-ary 2-D and 3-D meshes and tori (where the
 /// algorithm is defined), at low and high load: all three engines, identical
 /// traces, every packet delivered. Slow (a Verilator build per

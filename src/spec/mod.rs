@@ -159,6 +159,8 @@ pub struct SpecInput {
     pub datapath: Option<RouterDatapath>,
     /// Where the input buffers keep their flits (`--buffers`).
     pub buffers: Option<BufferStorage>,
+    /// Cycles from a head flit's arrival to its departure (`--pipeline`).
+    pub pipeline: Option<i64>,
 }
 
 /// A resolved, validated specification. Every field is set; the invariants
@@ -195,6 +197,10 @@ pub struct RouterSpec {
     pub datapath: RouterDatapath,
     /// Where the input buffers keep their flits.
     pub buffers: BufferStorage,
+    /// Cycles from a head flit's arrival to its departure in an idle
+    /// router: 2, or 1 (routed from its look-ahead field in the cycle it
+    /// arrives, LAPSES §3.2).
+    pub pipeline: u32,
 }
 
 /// A resolved spec together with the names of the fields that took defaults.
@@ -239,6 +245,7 @@ impl SpecInput {
             flow_control: over.flow_control.or(self.flow_control),
             datapath: over.datapath.or(self.datapath),
             buffers: over.buffers.or(self.buffers),
+            pipeline: over.pipeline.or(self.pipeline),
         }
     }
 
@@ -481,6 +488,10 @@ impl SpecInput {
             vc_ports_allowed(algorithm, lookahead, table)?;
         }
 
+        let pipeline = self.pipeline.unwrap_or(i64::from(DEFAULT_PIPELINE));
+        pick("pipeline", self.pipeline.is_some());
+        pipeline_allowed(pipeline, lookahead, table, datapath)?;
+
         let spec = RouterSpec {
             topology,
             dims,
@@ -497,6 +508,7 @@ impl SpecInput {
             flow_control,
             datapath,
             buffers,
+            pipeline: pipeline as u32,
         };
         let header = spec.header_bits();
         if header > flit_width {
@@ -599,6 +611,50 @@ fn sliced_allowed(algorithm: Algorithm, lookahead: bool, table: TableStorage) ->
         return Err(Error::invalid(format!(
             "--datapath sliced with --table {table} is not built: each slice decodes its \
              own dimension's field in logic; allowed with --datapath sliced: --table none"
+        )));
+    }
+    Ok(())
+}
+
+/// The pipeline depth a router gets unless `--pipeline` says otherwise.
+pub const DEFAULT_PIPELINE: u32 = 2;
+
+/// Whether `--pipeline N` is built for this configuration. Two cycles per
+/// router for every configuration; one where a head flit's permitted
+/// output VCs can be known in the cycle it arrives without the address
+/// decoder on that path: the look-ahead field it carries (LAPSES §3.2
+/// removes the routing stage this way). It requires `--lookahead` rather
+/// than implying it, because look-ahead changes the head flit's format
+/// (docs/interface.md); a routing table (its word lines decoded from the
+/// address) and the sliced and VC-port datapaths (which refuse
+/// look-ahead) are not offered.
+fn pipeline_allowed(
+    pipeline: i64,
+    lookahead: bool,
+    table: TableStorage,
+    datapath: RouterDatapath,
+) -> Result<()> {
+    if pipeline != 1 && pipeline != 2 {
+        return Err(Error::invalid(format!(
+            "--pipeline {pipeline} is not built: a head flit takes 2 cycles per router,              or 1 with --lookahead; allowed: --pipeline 1 or 2"
+        )));
+    }
+    if pipeline == 2 {
+        return Ok(());
+    }
+    if !lookahead {
+        return Err(Error::invalid(
+            "--pipeline 1 needs --lookahead: a head flit is allocated an output VC in the              cycle it arrives, from the look-ahead field it carries (LAPSES §3.2); allowed              without --lookahead: --pipeline 2",
+        ));
+    }
+    if table != TableStorage::None {
+        return Err(Error::invalid(format!(
+            "--pipeline 1 with --table {table} is not built: the table's word line is              decoded from the head's address before allocation; allowed with --pipeline 1:              --table none"
+        )));
+    }
+    if datapath != RouterDatapath::Unified {
+        return Err(Error::invalid(format!(
+            "--pipeline 1 with --datapath {datapath} is not built; allowed with --pipeline 1:              --datapath unified"
         )));
     }
     Ok(())
@@ -744,6 +800,9 @@ impl RouterSpec {
             RouterDatapath::Sliced => "_sliced",
             RouterDatapath::VcPorts => "_vcports",
         });
+        if self.pipeline != DEFAULT_PIPELINE {
+            name.push_str(&format!("_p{}", self.pipeline));
+        }
         name
     }
 
@@ -754,7 +813,7 @@ impl RouterSpec {
 
     /// `key = value` lines, with `(default)` after the values the user left out.
     pub fn describe(&self, defaulted: &[&str]) -> String {
-        let rows: [(&str, String); 15] = [
+        let rows: [(&str, String); 16] = [
             ("topology", self.topology.to_string()),
             ("dims", self.dims.to_string()),
             ("radix", self.radix.to_string()),
@@ -779,6 +838,7 @@ impl RouterSpec {
             ("flow_control", self.flow_control.to_string()),
             ("datapath", self.datapath.to_string()),
             ("buffers", self.buffers.to_string()),
+            ("pipeline", self.pipeline.to_string()),
         ];
         rows.iter()
             .map(|(k, v)| {

@@ -184,6 +184,33 @@ fn lookahead_matches_the_model() {
     );
 }
 
+/// One cycle per router (`--pipeline 1`): a mesh under dimension order
+/// through its core, Duato on a mesh and dimension order on a torus
+/// through the top module; the faulty copy never routes a head flit
+/// arriving on port 1's VC 0 in the cycle it arrives (it waits a cycle in
+/// its buffer, as with two cycles per router).
+#[test]
+fn pipeline_1_matches_the_model() {
+    let p1 = |s: RouterSpec| RouterSpec { pipeline: 1, ..s };
+    cosimulate_with(
+        &[
+            p1(lookahead(spec(Algorithm::DimensionOrder, 4, 2), 16)),
+            p1(lookahead(
+                spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit),
+                16,
+            )),
+            p1(lookahead(
+                spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2),
+                16,
+            )),
+        ],
+        (
+            "| (in_valid$1 & (in_vc$1 == 4'd0) & in_head$1",
+            "| (1'b0 & (in_vc$1 == 4'd0) & in_head$1",
+        ),
+    );
+}
+
 /// On/off flow control: a torus through its core, a mesh choosing by
 /// MAX-CREDIT (the levels) through the top module; the faulty copy sends on
 /// output VC 3 (at {port 1, VC 1} of the may-send flags) whatever its

@@ -76,6 +76,23 @@ fn emitted_verilog_lints_and_synthesizes_meshes() {
         (on_off(spec(Algorithm::DimensionOrder, 4, 2), 2), true),
         (lookahead(spec(Algorithm::DimensionOrder, 4, 1), 16), true),
         (
+            RouterSpec {
+                pipeline: 1,
+                ..lookahead(spec(Algorithm::DimensionOrder, 4, 2), 32)
+            },
+            true,
+        ),
+        (
+            RouterSpec {
+                pipeline: 1,
+                ..lookahead(
+                    spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit),
+                    32,
+                )
+            },
+            false,
+        ),
+        (
             lookahead(
                 spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit),
                 32,

@@ -320,3 +320,65 @@ fn scoreboard_lookahead() {
         eprintln!("{} look-ahead at {at:?}: {cycles} cycles", s.name());
     }
 }
+
+/// One cycle per router (`--pipeline 1`): heads routed from their
+/// look-ahead field in the cycle they arrive, under the checks of
+/// [`scoreboard`]; a mesh under dimension order and Duato, on/off flow
+/// control, block-RAM buffers, a hypercube and a torus (dateline bits).
+#[test]
+fn scoreboard_pipeline_1() {
+    let p1 = |s: RouterSpec| RouterSpec { pipeline: 1, ..s };
+    for (s, at, seed) in [
+        (
+            p1(lookahead(spec(Algorithm::DimensionOrder, 4, 1), 16)),
+            vec![1, 2],
+            401,
+        ),
+        (
+            p1(lookahead(
+                spec_with(Algorithm::Duato, 4, 2, PathSelection::MaxCredit),
+                32,
+            )),
+            vec![2, 1],
+            402,
+        ),
+        (
+            p1(on_off(
+                lookahead(
+                    spec_with(Algorithm::WestFirst, 4, 2, PathSelection::Lru),
+                    32,
+                ),
+                3,
+            )),
+            vec![1, 1],
+            403,
+        ),
+        (
+            RouterSpec {
+                buffers: crate::spec::BufferStorage::Bram,
+                ..p1(lookahead(spec(Algorithm::NegativeFirst, 4, 2), 32))
+            },
+            vec![1, 2],
+            404,
+        ),
+        (
+            p1(lookahead(
+                spec_on(Algorithm::NegativeFirst, Topology::Hypercube, 3, 2, 1),
+                16,
+            )),
+            vec![1, 1, 0],
+            405,
+        ),
+        (
+            p1(lookahead(
+                spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2),
+                32,
+            )),
+            vec![3, 0],
+            406,
+        ),
+    ] {
+        let cycles = run(&s, node_at(&s, &at), 6, seed);
+        eprintln!("{} at {at:?}: {cycles} cycles", s.name());
+    }
+}

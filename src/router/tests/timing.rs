@@ -114,8 +114,30 @@ pub(crate) fn head_latency(spec: &RouterSpec, q: usize, vc: u64, head: u64, o: u
     let mut r = Router::<16>::new(spec).unwrap();
     crate::blocks::prepare(&mut r);
     let flits = [head, 0xb1, 0xb2, 0xb3];
+    let out: Vec<usize> = drive_packet(&mut r, q, vc, &flits, 24)
+        .into_iter()
+        .map(|(cycle, p, _)| {
+            assert_eq!(p, o, "left by port {p}");
+            cycle
+        })
+        .collect();
+    assert_eq!(out.len(), flits.len(), "{out:?}");
+    assert!(out.windows(2).all(|w| w[1] == w[0] + 1), "{out:?}");
+    out[0] - 2
+}
+
+/// Drives `flits` (one packet) into port `q` on VC `vc` one per cycle from
+/// cycle 2 on, after a reset in cycle 0, for `cycles` cycles; returns
+/// every flit that leaves: (cycle, port, data).
+fn drive_packet(
+    r: &mut Router<16>,
+    q: usize,
+    vc: u64,
+    flits: &[u64],
+    cycles: usize,
+) -> Vec<(usize, usize, u64)> {
     let mut out = Vec::new();
-    for cycle in 0..24usize {
+    for cycle in 0..cycles {
         r.rst.next = cycle == 0;
         let i = cycle.wrapping_sub(2);
         let sending = (2..2 + flits.len()).contains(&cycle);
@@ -125,19 +147,16 @@ pub(crate) fn head_latency(spec: &RouterSpec, q: usize, vc: u64, head: u64, o: u
         r.in_data[q].next = if sending { flits[i] } else { 0 }.into();
         r.in_vc[q].next = vc.into();
         r.clock.next = Clock::from(false);
-        simulate(&mut r, 1000);
+        simulate(r, 1000);
         for p in 0..r.ports() {
             if r.out_valid[p].val() {
-                assert_eq!(p, o, "left by port {p}");
-                out.push(cycle);
+                out.push((cycle, p, r.out_data[p].val().to_u64()));
             }
         }
         r.clock.next = Clock::from(true);
-        simulate(&mut r, 1000);
+        simulate(r, 1000);
     }
-    assert_eq!(out.len(), flits.len(), "{out:?}");
-    assert!(out.windows(2).all(|w| w[1] == w[0] + 1), "{out:?}");
-    out[0] - 2
+    out
 }
 
 /// Flits per cycle of one stream of back-to-back `len`-flit packets into
@@ -251,5 +270,83 @@ fn atomic_allocation_on_two_vcs_waits_for_the_credit_of_one_flit_packets() {
             "L={len}: {link:.3} to +x, want {want:.3}"
         );
         assert!(local > 0.99, "L={len}: {local:.3} to the local port");
+    }
+}
+
+/// One cycle per router (`--pipeline 1`), through the top-level ports and
+/// worked out from docs/interface.md: node (1,1) of a 4x4 mesh under
+/// dimension order with look-ahead. A 5-flit packet for (3,1) arrives on
+/// port 2 (the link from (0,1), travelling +x) from cycle 2 on, one flit
+/// per cycle; its head carries offset +2 in x, 0 in y and the look-ahead
+/// field of this router's permitted ports, port 1 (+x): bit 1. The head
+/// must leave by port 1 in cycle 3 with offset +1 and the field of (2,1),
+/// again port 1; the body flits in cycles 4 to 7, unchanged. The same
+/// from the local port (an injected head leaves the cycle after it is
+/// offered), and to the local port (a head for (1,1) carries bit 0).
+#[test]
+fn with_pipeline_1_a_head_leaves_the_cycle_after_it_arrives() {
+    // Eight credits downstream: the five flits leave without a credit back.
+    let s = RouterSpec {
+        pipeline: 1,
+        buffer_depth: 8,
+        ..lookahead(spec(Algorithm::DimensionOrder, 4, 1), 16)
+    };
+    let net = Network::new(s.topology, s.dims, s.radix).unwrap();
+    let node = net.node_at(&[1, 1]);
+    let f = s.address_field_bits() as usize;
+    let fmask = (1u64 << f) - 1;
+    let ab = 2 * f;
+    let head = |dx: i64, dy: i64, field: u64| {
+        (dx as u64 & fmask) | ((dy as u64 & fmask) << f) | (field << ab)
+    };
+    // (input port, head, output port, head as it leaves)
+    for (q, h, o, out_head) in [
+        (2usize, head(2, 0, 0b10), 1usize, head(1, 0, 0b10)),
+        (0, head(2, 0, 0), 1, head(1, 0, 0b10)),
+        (2, head(0, 0, 0b1), 0, head(0, 0, 0b1)),
+    ] {
+        let mut r = Router::<16>::new(&s).unwrap();
+        crate::blocks::prepare(&mut r);
+        r.node_id.next = node_id_of(&s, &net, node).into();
+        let flits = [h, 0xa1, 0xa2, 0xa3, 0xa4];
+        let out: Vec<(usize, u64)> = drive_packet(&mut r, q, 0, &flits, 14)
+            .into_iter()
+            .map(|(cycle, p, data)| {
+                assert_eq!(p, o, "port {q}: left by port {p}");
+                (cycle, data)
+            })
+            .collect();
+        let cycles: Vec<usize> = out.iter().map(|x| x.0).collect();
+        assert_eq!(cycles, (3..8).collect::<Vec<_>>(), "port {q}: {out:?}");
+        let data: Vec<u64> = out.iter().map(|x| x.1).collect();
+        assert_eq!(
+            data,
+            [out_head, 0xa1, 0xa2, 0xa3, 0xa4],
+            "port {q}: {out:?}"
+        );
+    }
+}
+
+/// One cycle per router keeps a stream of back-to-back packets at one
+/// flit per cycle, as two do.
+#[test]
+fn with_pipeline_1_a_stream_of_back_to_back_packets_gets_one_flit_per_cycle() {
+    for (algorithm, vcs) in [(Algorithm::DimensionOrder, 1), (Algorithm::Duato, 3)] {
+        let s = RouterSpec {
+            pipeline: 1,
+            ..lookahead(spec(algorithm, 4, vcs), 16)
+        };
+        for len in [1usize, 2, 4] {
+            // To (3,1) by port 1 (field bit 1), and to this node (bit 0).
+            for (dx, field, o) in [(2u64, 0b10u64, 1usize), (0, 0b1, 0)] {
+                let f = s.address_field_bits() as usize;
+                let (rate, used) = stream_rate(&s, len, dx | field << (2 * f), o);
+                assert!(
+                    rate > 0.99,
+                    "{algorithm:?} V={vcs} L={len} to port {o}: {rate:.3} flits/cycle \
+                     (output VCs {used:?})"
+                );
+            }
+        }
     }
 }

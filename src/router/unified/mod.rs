@@ -117,6 +117,10 @@ pub struct Unified<const W: usize> {
     ab: usize,
     /// Bits of the look-ahead field (`spec::lookahead_field_bits`; 0 without).
     fb: usize,
+    /// One cycle per router (`--pipeline 1`): a head flit arriving into an
+    /// empty input VC is routed and allocated in the cycle it arrives
+    /// ([`route`]).
+    bypass: bool,
 }
 
 transparent_block!(
@@ -245,6 +249,7 @@ impl<const W: usize> Unified<W> {
             },
             ab: table.shape.dims * table.shape.field_bits,
             fb,
+            bypass: spec.pipeline == 1,
             la,
             la_at,
             links,

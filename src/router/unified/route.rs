@@ -50,11 +50,12 @@ impl<const W: usize> Unified<W> {
                         && self.fcu[i].out_head.val()
                         && !self.routed[i].q.val())
                         || after[c]
+                        || self.arriving(io, q, c)
                 })
                 .collect();
             rsel[q] = round_robin(self.rptr[q].q.val().index(), &waiting);
             let i = q * v + rsel[q].unwrap_or(0);
-            shown[q] = self.route_data(i);
+            shown[q] = self.route_data(io, i);
             behind[q] = rsel[q].is_some() && after[rsel[q].unwrap_or(0)];
             let held = self.rport[i].q.val().index();
             if behind[q] && !self.atomic_at(held) {
@@ -64,7 +65,7 @@ impl<const W: usize> Unified<W> {
                 for c in 0..v {
                     let i = q * v + c;
                     self.dec[i].node_id.next = io.node_id.val();
-                    self.dec[i].in_data.next = self.route_data(i);
+                    self.dec[i].in_data.next = self.route_data(io, i);
                     self.dec[i].in_valid.next = waiting[c];
                     self.dec[i].in_head.next = waiting[c];
                 }
@@ -106,13 +107,31 @@ impl<const W: usize> Unified<W> {
             && self.fcu[i].after_head.val()
     }
 
+    /// One cycle per router: a head flit arrives on input VC c of port q
+    /// into its empty buffer (whose last packet has left), and is routed
+    /// in this cycle, while it is written.
+    fn arriving(&self, io: &Io<'_, W>, q: usize, c: usize) -> bool {
+        let i = q * self.v + c;
+        self.bypass
+            && self.fcu[i].is_present()
+            && io.in_valid[q].val()
+            && io.in_vc[q].val().index() == c
+            && io.in_head[q].val()
+            && !self.fcu[i].out_valid.val()
+            && !self.routed[i].q.val()
+    }
+
     /// The flit input VC i routes: its front flit, or, while the front
     /// flit's packet holds an output VC, the flit behind it (selected by
     /// a flip-flop, so the decoders' inputs stay one multiplexer from
-    /// the buffer).
-    fn route_data(&self, i: usize) -> Bits<W> {
+    /// the buffer); with one cycle per router, the arriving flit while the
+    /// buffer is empty (again selected by a flip-flop, the buffer's
+    /// not-empty flag).
+    fn route_data(&self, io: &Io<'_, W>, i: usize) -> Bits<W> {
         if self.routed[i].q.val() {
             self.fcu[i].after_data.val()
+        } else if self.bypass && !self.fcu[i].out_valid.val() {
+            io.in_data[i / self.v].val()
         } else {
             self.fcu[i].out_data.val()
         }
@@ -128,14 +147,28 @@ impl<const W: usize> Unified<W> {
         let (p, v, vb) = (self.p, self.v, VC_BITS);
         line("// Routing: per input port one waiting head flit, round robin.".into());
         for i in 0..p * v {
+            let (q, c) = (i / v, i % v);
             line(format!(
                 "wire behind${i} = routed${i}$q & cok${i}$q & fcu${i}$out_tail & fcu${i}$after_head;"
             ));
+            // One cycle per router: a head arriving into an empty buffer.
+            let arriving = if self.bypass && self.fcu[i].is_present() {
+                format!(
+                    " | (in_valid${q} & (in_vc${q} == {vb}'d{c}) & in_head${q} &                      ~fcu${i}$out_valid & ~routed${i}$q)"
+                )
+            } else {
+                String::new()
+            };
             line(format!(
-                "wire wait${i} = (fcu${i}$out_valid & fcu${i}$out_head & ~routed${i}$q) | behind${i};"
+                "wire wait${i} = (fcu${i}$out_valid & fcu${i}$out_head & ~routed${i}$q) |                  behind${i}{arriving};"
             ));
+            let front = if self.bypass {
+                format!("(fcu${i}$out_valid ? fcu${i}$out_data : in_data${q})")
+            } else {
+                format!("fcu${i}$out_data")
+            };
             line(format!(
-                "wire [{}:0] rdata${i} = routed${i}$q ? fcu${i}$after_data : fcu${i}$out_data;",
+                "wire [{}:0] rdata${i} = routed${i}$q ? fcu${i}$after_data : {front};",
                 W - 1
             ));
         }
