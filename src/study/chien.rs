@@ -62,6 +62,10 @@ impl Clock {
     }
 }
 
+/// A load sweep: each load, with what was measured there (none past
+/// saturation).
+pub type Sweep = Vec<(f64, Option<Stats>)>;
+
 /// One algorithm of one network: its router, clocks and load sweeps.
 #[derive(Debug, Clone)]
 pub struct Algo {
@@ -72,7 +76,7 @@ pub struct Algo {
     /// Cycle times: the model's first, then one per FPGA target.
     pub clocks: Vec<Clock>,
     /// Per pattern, the load sweep.
-    pub sweeps: Vec<(Pattern, Vec<(f64, Option<Stats>)>)>,
+    pub sweeps: Vec<(Pattern, Sweep)>,
 }
 
 /// The networks Chien compares (§5: two-dimensional networks; *-channels
@@ -187,7 +191,7 @@ fn summary(runs: &[(f64, Option<Stats>)], ns: f64) -> (Option<f64>, Option<f64>)
     let sat = saturation_load(runs);
     let best = runs
         .iter()
-        .filter(|r| sat.is_none_or(|s| r.0 < s))
+        .filter(|r| sat.map_or(true, |s| r.0 < s))
         .filter_map(|r| r.1.as_ref())
         .map(|s| s.accepted)
         .fold(None, |a: Option<f64>, x| Some(a.map_or(x, |a| a.max(x))));

@@ -181,7 +181,7 @@ fn sweep(
     for &load in loads {
         progress(load);
         let s = run_point(spec, pattern, flits, load, scale_cycles, engine)?;
-        let sat = s.as_ref().is_none_or(|s| sim::saturated(s, base));
+        let sat = s.as_ref().map_or(true, |s| sim::saturated(s, base));
         base = base.or(s.as_ref().and_then(Stats::mean_latency));
         out.push((load, s));
         if sat {
@@ -195,7 +195,7 @@ fn sweep(
 fn saturation_load(runs: &[(f64, Option<Stats>)]) -> Option<f64> {
     let base = runs.first().and_then(|r| r.1.as_ref()?.mean_latency());
     runs.iter()
-        .find(|(_, s)| s.as_ref().is_none_or(|s| sim::saturated(s, base)))
+        .find(|(_, s)| s.as_ref().map_or(true, |s| sim::saturated(s, base)))
         .map(|r| r.0)
 }
 
