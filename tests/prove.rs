@@ -259,7 +259,14 @@ fn moved_output_directory() -> (tempfile::TempDir, std::path::PathBuf, &'static 
 
 /// `make prove PROOFS=...` in `dir`: whether it succeeded, what it printed.
 fn make_prove(dir: &std::path::Path, proofs: &str) -> (bool, String) {
+    // The yowasp tools live in .venv/bin, which a user puts on PATH (or
+    // names with SBY=..., docs/prove.md); the test does the former.
+    let mut path = routergen::flows::venv_bin_dirs();
+    path.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
     let o = std::process::Command::new("make")
+        .env("PATH", std::env::join_paths(path).unwrap())
         .arg("-C")
         .arg(dir)
         .arg("prove")
