@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
-use super::{header, pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale};
+use super::{pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale};
 use crate::algo::Network;
 use crate::analysis::svg::{Plot, Series};
 use crate::error::{Error, Result};
@@ -285,15 +285,15 @@ pub fn chien(
         }
         md.push_str(&network_section(&title, &net, &rows, &mut figures));
     }
-    let mut page = header(
-        "Chien (1993): the algorithms in ns, with each router's cycle time",
-        &super::command("chien", scale),
-        engine,
-        started,
-    );
-    page.push_str(&md);
     Ok(Report {
-        markdown: page,
+        markdown: super::page(
+            "Chien (1993): the algorithms in ns, with each router's cycle time",
+            "chien",
+            scale,
+            engine,
+            started,
+            &md,
+        ),
         figures,
         points,
     })

@@ -17,7 +17,7 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use super::{header, pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale};
+use super::{pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale};
 use crate::algo::Network;
 use crate::analysis::svg::{Plot, Series};
 use crate::error::{Error, Result};
@@ -492,15 +492,15 @@ pub fn lapses(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resu
     // Table 4.
     md.push_str(&table_storage(&set, engine, &say, &mut all)?);
 
-    let mut page = header(
-        "LAPSES (HPCA 1999) on routergen's routers",
-        &super::command("lapses", scale),
-        engine,
-        started,
-    );
-    page.push_str(&md);
     Ok(Report {
-        markdown: page,
+        markdown: super::page(
+            "LAPSES (HPCA 1999) on routergen's routers",
+            "lapses",
+            scale,
+            engine,
+            started,
+            &md,
+        ),
         figures,
         points: all,
     })

@@ -225,6 +225,18 @@ fn header(title: &str, command: &str, engine: EngineKind, started: Instant) -> S
     )
 }
 
+/// A study's page: the [`header`] of study `name`, then `body`.
+fn page(
+    title: &str,
+    name: &str,
+    scale: Scale,
+    engine: EngineKind,
+    started: Instant,
+    body: &str,
+) -> String {
+    header(title, &command(name, scale), engine, started) + body
+}
+
 /// The engine's name, as `--engine` takes it.
 pub fn engine_name(engine: EngineKind) -> &'static str {
     match engine {
