@@ -8,7 +8,7 @@ CARGO ?= cargo
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 
 .PHONY: test tools check-style router gen-time prove matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot studies
-.PHONY: install waves-fst
+.PHONY: install waves-fst outdir-slow
 
 test: tools check-style
 ifeq ($(NEXTEST),yes)
@@ -36,6 +36,11 @@ gen-time: router
 # checks and the router mutants they must catch (docs/prove.md).
 prove: tools
 	$(CARGO) test --test prove -- --include-ignored --nocapture
+
+# The output-directory checks too slow for the default suite (the 3-D
+# torus's plane slices through Icarus).
+outdir-slow:
+	$(CARGO) test --test outdir -- --ignored --skip matrix_lint_sim_synth --nocapture
 
 matrix:
 	MATRIX_ONLY="$(ONLY)" $(CARGO) test --test outdir matrix_lint_sim_synth -- --ignored --nocapture

@@ -219,7 +219,7 @@ fn simulate(
 
 fn header(title: &str, command: &str, engine: EngineKind, started: Instant) -> String {
     format!(
-        "# {title}\n\nRegenerate: `{command}` (engine {}, ran {:.1} s).\n\n",
+        "# {title}\n\nRegenerate: {command} (engine {}, ran {:.1} s).\n\n",
         engine_name(engine),
         started.elapsed().as_secs_f64()
     )
@@ -394,8 +394,8 @@ fn plot_series(points: &[Point], model: impl Fn(&Point) -> Option<f64>) -> Vec<S
 
 fn command(name: &str, scale: Scale) -> String {
     match scale {
-        Scale::Quick => format!("routergen study {name} --quick -o DIR"),
-        Scale::Full => format!("routergen study {name} -o docs/studies/{name} (make studies)"),
+        Scale::Quick => format!("`routergen study {name} --quick -o DIR`"),
+        Scale::Full => format!("`routergen study {name} -o docs/studies/{name}` or `make studies`"),
     }
 }
 

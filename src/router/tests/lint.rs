@@ -62,6 +62,15 @@ fn emitted_verilog_lints_and_synthesizes_meshes() {
             spec_with(Algorithm::Duato, 4, 2, PathSelection::MinMux),
             false,
         ),
+    ]);
+}
+
+/// Meshes with the options that change the datapath: routing tables, on/off
+/// flow control, look-ahead and the one-cycle pipeline (two tests, so that
+/// the suite's threads share them).
+#[test]
+fn emitted_verilog_lints_and_synthesizes_mesh_options() {
+    lint_and_synth(&[
         (economical(spec(Algorithm::DimensionOrder, 4, 1)), true),
         (full_table(spec(Algorithm::DimensionOrder, 4, 1)), true),
         (meta_table(spec(Algorithm::DimensionOrder, 4, 1)), false),
