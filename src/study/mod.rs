@@ -429,12 +429,25 @@ pub fn dally(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resul
         } else {
             Topology::Torus
         };
-        let spec = spec(topology, n, k, Algorithm::DimensionOrder)?;
-        let net = Network::new(topology, n, k)?;
         let cube = dm::Cube {
             radix: f64::from(k),
             dims: n,
         };
+        // A network whose router routergen does not build keeps its row,
+        // with the reason, so the page shows what it leaves out.
+        let spec = match spec(topology, n, k, Algorithm::DimensionOrder) {
+            Ok(spec) => spec,
+            Err(e) => {
+                let _ = writeln!(
+                    table,
+                    "| {} | - | - | not simulated: {} | | | | | |",
+                    cube.name(),
+                    e.to_string().replace('|', "/")
+                );
+                continue;
+            }
+        };
+        let net = Network::new(topology, n, k)?;
         let w = dm::channel_width(cube.radix);
         let flits = (length / w).ceil() as u32;
         let printed = dm::TABLE_I
