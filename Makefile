@@ -33,7 +33,8 @@ gen-time: router
 	bash testbench/generation-time.sh
 
 # Formal proofs of every block at its default sizes, the bounded router
-# checks and the router mutants they must catch (docs/prove.md).
+# checks, the router's credit proof and the router mutants they must catch
+# (docs/prove.md).
 prove: tools
 	$(CARGO) test --test prove -- --include-ignored --nocapture
 

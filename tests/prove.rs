@@ -308,9 +308,7 @@ fn output_directory_router_mutants_caught() {
         return;
     }
     let (_tmp, dir, name) = moved_output_directory();
-    let rtl = dir.join(format!("rtl/{name}.v"));
-    let good = std::fs::read_to_string(&rtl).unwrap();
-    for (from, to) in [
+    let mutants = [
         ("6'h9: mask = 10'hc;", "6'h9: mask = 10'hc0;"),
         (
             "push = in_valid & (count$q != depth);",
@@ -320,12 +318,53 @@ fn output_directory_router_mutants_caught() {
             "if (rst) credits$0$d = 5'd2;",
             "if (rst) credits$0$d = 5'd3;",
         ),
-    ] {
+    ];
+    each_mutant_fails(&dir, name, name, &mutants);
+}
+
+/// The router's unbounded credit proof (docs/prove.md) through `make
+/// prove` in an output directory: it passes on the generated router and
+/// fails on one whose first input buffer returns a credit in every cycle
+/// its front flit waits as well as when it leaves (credits more than once
+/// per flit), on one whose first buffer drops a flit arriving while it
+/// holds one (a flit's credit never returned), and on one whose first
+/// output VC counts 3 credits instead of D = 2 (a flit out without a
+/// downstream credit).
+#[test]
+#[ignore = "minutes: make prove"]
+fn output_directory_router_credit_proof_and_mutants() {
+    if !tools() || !routergen::flows::require_tool("make") {
+        return;
+    }
+    let (_tmp, dir, name) = moved_output_directory();
+    let job = format!("{name}_credits");
+    let (ok, text) = make_prove(&dir, &job);
+    assert!(ok && text.contains(&format!("proved  {job}")), "{text}");
+    let mutants = [
+        ("credit_out = pop;", "credit_out = out_valid;"),
+        (
+            "push = in_valid & (count$q != depth);",
+            "push = in_valid & (count$q != depth) & (count$q != one);",
+        ),
+        (
+            "if (rst) credits$0$d = 5'd2;",
+            "if (rst) credits$0$d = 5'd3;",
+        ),
+    ];
+    each_mutant_fails(&dir, name, &job, &mutants);
+}
+
+/// Plants each mutant (`from` replaced by `to` once in `rtl/NAME.v`) in
+/// turn and requires `make prove PROOFS=job` in `dir` to fail on it.
+fn each_mutant_fails(dir: &std::path::Path, name: &str, job: &str, mutants: &[(&str, &str)]) {
+    let rtl = dir.join(format!("rtl/{name}.v"));
+    let good = std::fs::read_to_string(&rtl).unwrap();
+    for (from, to) in mutants {
         assert!(good.contains(from), "no '{from}' in the router");
         std::fs::write(&rtl, good.replacen(from, to, 1)).unwrap();
-        let (ok, text) = make_prove(&dir, name);
+        let (ok, text) = make_prove(dir, job);
         assert!(
-            !ok && text.contains(&format!("FAILED  {name}")),
+            !ok && text.contains(&format!("FAILED  {job}")),
             "the mutant {from} -> {to} passed:\n{text}"
         );
     }

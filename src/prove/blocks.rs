@@ -84,6 +84,8 @@ pub fn proof(kind: BlockKind, params: &BlockParams) -> Result<Proof> {
         cex_depth: depth,
         bounded: false,
         properties,
+        probes: Vec::new(),
+        cex_engine: "smtbmc z3",
     })
 }
 

@@ -34,6 +34,14 @@ pub struct Proof {
     pub bounded: bool,
     /// What the harness asserts, one line per property, for reports.
     pub properties: Vec<String>,
+    /// Internal registers the harness reads: (harness wire, the register's
+    /// name in the flattened design, e.g. `dut.core.fcu$0.count$q`). Yosys
+    /// reads no hierarchical references, so the job flattens the design and
+    /// drives each wire from its register (`connect -set`).
+    pub probes: Vec<(String, String)>,
+    /// The engine of the `cex` task: `smtbmc z3`, or `abc bmc3` where Z3
+    /// takes minutes per step (the whole router).
+    pub cex_engine: &'static str,
 }
 
 impl Proof {
@@ -83,11 +91,18 @@ impl Proof {
         s.push_str(&format!("cex: depth {}\n\n", self.cex_depth));
         let engine = if self.bounded { "abc bmc3" } else { "abc pdr" };
         s.push_str(&format!(
-            "[engines]\nprove: {engine}\ncex: smtbmc z3\n\n[script]\n"
+            "[engines]\nprove: {engine}\ncex: {}\n\n[script]\n",
+            self.cex_engine
         ));
         for (file, _) in &self.sources {
             let sv = if file.ends_with(".sv") { " -sv" } else { "" };
             s.push_str(&format!("read_verilog -formal{sv} {file}\n"));
+        }
+        if !self.probes.is_empty() {
+            s.push_str(&format!("hierarchy -top {}\nproc\nflatten\n", self.top));
+            for (wire, reg) in &self.probes {
+                s.push_str(&format!("connect -set {wire} \\{reg}\n"));
+            }
         }
         s.push_str(&format!("prep -top {}\n\n[files]\n", self.top));
         for (file, _) in &self.sources {
@@ -139,6 +154,7 @@ pub fn spec_proofs(spec: &crate::spec::RouterSpec) -> crate::error::Result<Vec<P
     }
     if spec.flow_control == FlowControl::Credit {
         list.push(router::proof(spec)?);
+        list.extend(router::credit_proof(spec)?);
     }
     Ok(list)
 }

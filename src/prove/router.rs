@@ -40,61 +40,11 @@ pub fn proof(spec: &RouterSpec) -> Result<Proof> {
     }
     let rtl = crate::router::verilog(spec)?;
     let name = spec.name();
-    let node_bits = crate::router::node_id_bits(spec)?;
     let ports = spec.physical_ports() as usize;
     let v = spec.vcs as usize;
-    let w = spec.flit_width as usize;
     let d = spec.buffer_depth as usize;
-    let vb = crate::router::vc_bits(spec.vcs) as usize;
     let top = format!("{name}_formal");
-    let mut s = String::new();
-    let mut inputs = vec!["input clk".to_string(), "input rst".to_string()];
-    if let Some(b) = node_bits {
-        inputs.push(format!("input [{}:0] node_id", b - 1));
-    }
-    let mut conn = vec![".clk(clk)".to_string(), ".rst(rst)".to_string()];
-    if node_bits.is_some() {
-        conn.push(".node_id(node_id)".into());
-    }
-    for p in 0..ports {
-        inputs.push(format!(
-            "input [{w1}:0] p{p}_in_data, input p{p}_in_valid, input p{p}_in_head, \
-             input p{p}_in_tail, input [{vb1}:0] p{p}_in_vc, input [{v1}:0] p{p}_out_credit",
-            w1 = w - 1,
-            vb1 = vb - 1,
-            v1 = v - 1
-        ));
-        for sig in [
-            "in_data",
-            "in_valid",
-            "in_head",
-            "in_tail",
-            "in_vc",
-            "out_credit",
-            "in_credit",
-            "out_data",
-            "out_valid",
-            "out_head",
-            "out_tail",
-            "out_vc",
-        ] {
-            conn.push(format!(".p{p}_{sig}(p{p}_{sig})"));
-        }
-    }
-    let _ = writeln!(s, "module {top}({});", inputs.join(",\n  "));
-    s.push_str("  wire clock = clk;\n");
-    for p in 0..ports {
-        let _ = writeln!(
-            s,
-            "  wire [{v1}:0] p{p}_in_credit; wire [{w1}:0] p{p}_out_data;\n  \
-             wire p{p}_out_valid, p{p}_out_head, p{p}_out_tail; wire [{vb1}:0] p{p}_out_vc;",
-            v1 = v - 1,
-            w1 = w - 1,
-            vb1 = vb - 1
-        );
-    }
-    let _ = writeln!(s, "  {name} dut({});", conn.join(", "));
-    s.push_str(init_block());
+    let mut s = harness_head(spec, &top)?;
     let c = 7; // counter bits: up to P V D flits held
     let _ = writeln!(s, "  reg [15:0] flits_in = 0, flits_out = 0;");
     for p in 0..ports {
@@ -177,7 +127,173 @@ endmodule
         cex_depth: DEPTH,
         bounded: true,
         properties,
+        probes: Vec::new(),
+        cex_engine: "smtbmc z3",
     })
+}
+
+/// The router's credit proof (credit flow control, the unified datapath
+/// with flip-flop buffers; `None` for others), unbounded with ABC's PDR.
+/// Beside the ports it reads two kinds of internal register
+/// ([`Proof::probes`]): each input VC's buffer occupancy (the count of its
+/// flow-control unit, `fcu$i`) and each output VC's credit counter
+/// (`credits$j`), so that it can state, per input VC, credits returned
+/// exactly once per flit: the sender's credits plus the flits in the
+/// buffer are D in every cycle (a flit lost or a credit returned twice or
+/// never breaks it); per output VC, the router's credit counter equals
+/// the downstream model's credits (D less the flits sent plus the credits
+/// returned), and never a flit out without one. The environment is the
+/// bounded check's ([`proof`]) without payload tags or routing fields.
+pub fn credit_proof(spec: &RouterSpec) -> Result<Option<Proof>> {
+    if spec.flow_control != FlowControl::Credit {
+        return Ok(None);
+    }
+    let rtl = crate::router::verilog(spec)?;
+    let name = spec.name();
+    let (Some(cb), Some(kb)) = (
+        register_bits(&rtl, &format!("{name}_core$fcu$0$count")),
+        register_bits(&rtl, &format!("{name}_core$credits$0")),
+    ) else {
+        return Ok(None);
+    };
+    let ports = spec.physical_ports() as usize;
+    let v = spec.vcs as usize;
+    let d = spec.buffer_depth as usize;
+    let c = bits_for(d + 1) + 1;
+    let top = format!("{name}_credits_formal");
+    let mut s = harness_head(spec, &top)?;
+    let mut probes = Vec::new();
+    for p in 0..ports {
+        for vc in 0..v {
+            let i = p * v + vc;
+            let _ = write!(
+                s,
+                "  reg [{c1}:0] sc{i} = 0, cr{i} = 0; reg inpkt{i} = 1'b0;
+  wire rx{i} = p{p}_in_valid && p{p}_in_vc == {vc};
+  wire tx{i} = p{p}_out_valid && p{p}_out_vc == {vc};
+  (* keep *) wire [{cb1}:0] occ{i}; (* keep *) wire [{kb1}:0] ocr{i};
+  always @(*) if (!init && !rst) begin
+    if (rx{i}) assume(sc{i} != 0 && p{p}_in_head == !inpkt{i});
+    if (p{p}_out_credit[{vc}]) assume(cr{i} < {d});
+  end
+  always @(posedge clk)
+    if (rst) begin sc{i} <= {d}; cr{i} <= {d}; inpkt{i} <= 1'b0; end
+    else begin
+      sc{i} <= sc{i} - rx{i} + p{p}_in_credit[{vc}];
+      cr{i} <= cr{i} - tx{i} + p{p}_out_credit[{vc}];
+      if (rx{i}) inpkt{i} <= !p{p}_in_tail;
+    end
+  always @(*) if (!init && !rst) begin
+    if (tx{i}) assert(cr{i} != 0);
+    assert(sc{i} + occ{i} == {d});
+    assert(ocr{i} == cr{i});
+  end
+",
+                c1 = c - 1,
+                cb1 = cb - 1,
+                kb1 = kb - 1,
+            );
+            probes.push((format!("occ{i}"), format!("dut.core.fcu${i}.count$q")));
+            probes.push((format!("ocr{i}"), format!("dut.core.credits${i}$q")));
+        }
+        let _ = writeln!(
+            s,
+            "  always @(*) if (!init && !rst && p{p}_in_valid) assume(p{p}_in_vc < {v});"
+        );
+    }
+    s.push_str("endmodule\n");
+    Ok(Some(Proof {
+        name: format!("{name}_credits"),
+        top,
+        sources: vec![
+            (format!("{name}.v"), rtl),
+            (format!("{name}_credits_formal.sv"), s),
+        ],
+        cex_depth: DEPTH,
+        bounded: false,
+        properties: vec![
+            "credit safety: never a flit out on a VC without a downstream credit".into(),
+            "input credits returned exactly once per flit: per input VC the sender's credits \
+             plus the buffer's occupancy equal D in every cycle"
+                .into(),
+            "per output VC the router's credit counter equals the downstream model's credits"
+                .into(),
+        ],
+        probes,
+        cex_engine: "abc bmc3",
+    }))
+}
+
+/// Width of the register module `module`'s `d` input in the generated
+/// Verilog (a register of the router, `module NAME(d,q,clock);`), or
+/// `None` when the router has no such register.
+fn register_bits(rtl: &str, module: &str) -> Option<usize> {
+    let at = rtl.find(&format!("module {module}(d,q,clock);"))?;
+    let decl = rtl[at..].lines().find(|l| l.trim_end().ends_with(" d;"))?;
+    match decl.split_once('[') {
+        Some((_, rest)) => Some(rest.split(':').next()?.trim().parse::<usize>().ok()? + 1),
+        None => Some(1),
+    }
+}
+
+/// The harness's module header (the router's ports as inputs, its
+/// outputs as wires), the router instance `dut` and the `init` prologue.
+fn harness_head(spec: &RouterSpec, top: &str) -> Result<String> {
+    let name = spec.name();
+    let node_bits = crate::router::node_id_bits(spec)?;
+    let ports = spec.physical_ports() as usize;
+    let v = spec.vcs as usize;
+    let w = spec.flit_width as usize;
+    let vb = crate::router::vc_bits(spec.vcs) as usize;
+    let mut s = String::new();
+    let mut inputs = vec!["input clk".to_string(), "input rst".to_string()];
+    if let Some(b) = node_bits {
+        inputs.push(format!("input [{}:0] node_id", b - 1));
+    }
+    let mut conn = vec![".clk(clk)".to_string(), ".rst(rst)".to_string()];
+    if node_bits.is_some() {
+        conn.push(".node_id(node_id)".into());
+    }
+    for p in 0..ports {
+        inputs.push(format!(
+            "input [{w1}:0] p{p}_in_data, input p{p}_in_valid, input p{p}_in_head, \
+             input p{p}_in_tail, input [{vb1}:0] p{p}_in_vc, input [{v1}:0] p{p}_out_credit",
+            w1 = w - 1,
+            vb1 = vb - 1,
+            v1 = v - 1
+        ));
+        for sig in [
+            "in_data",
+            "in_valid",
+            "in_head",
+            "in_tail",
+            "in_vc",
+            "out_credit",
+            "in_credit",
+            "out_data",
+            "out_valid",
+            "out_head",
+            "out_tail",
+            "out_vc",
+        ] {
+            conn.push(format!(".p{p}_{sig}(p{p}_{sig})"));
+        }
+    }
+    let _ = writeln!(s, "module {top}({});", inputs.join(",\n  "));
+    s.push_str("  wire clock = clk;\n");
+    for p in 0..ports {
+        let _ = writeln!(
+            s,
+            "  wire [{v1}:0] p{p}_in_credit; wire [{w1}:0] p{p}_out_data;\n  \
+             wire p{p}_out_valid, p{p}_out_head, p{p}_out_tail; wire [{vb1}:0] p{p}_out_vc;",
+            v1 = v - 1,
+            w1 = w - 1,
+            vb1 = vb - 1
+        );
+    }
+    let _ = writeln!(s, "  {name} dut({});", conn.join(", "));
+    s.push_str(init_block());
+    Ok(s)
 }
 
 /// Per output port, the routing fields a head may carry as it leaves by
@@ -344,4 +460,64 @@ fn routing_checks(spec: &RouterSpec, table: &[BTreeMap<u64, u64>]) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The credit proof reads registers the generated router has: each
+    /// probe names a register module of the RTL (`fcu$i` with a `count`,
+    /// `credits$j`), one per input VC and one per output VC, with the
+    /// counters' widths; a flow-control unit without `count` leaves the
+    /// router without a credit proof rather than a job that cannot run.
+    #[test]
+    fn credit_proof_probes_name_the_routers_registers() {
+        let spec = crate::spec::SpecInput {
+            algorithm: Some(crate::spec::Algorithm::DimensionOrder),
+            vcs: Some(2),
+            buffer_depth: Some(2),
+            radix: Some(3),
+            ..crate::spec::SpecInput::default()
+        }
+        .resolve()
+        .unwrap()
+        .spec;
+        let p = credit_proof(&spec).unwrap().expect("a credit proof");
+        let name = spec.name();
+        let rtl = p.source(&format!("{name}.v")).unwrap();
+        let ports = spec.physical_ports() as usize;
+        assert_eq!(p.probes.len(), 2 * ports * 2);
+        for (wire, reg) in &p.probes {
+            let module = reg
+                .trim_start_matches("dut.core.")
+                .trim_end_matches("$q")
+                .trim_end_matches(".count")
+                .to_string();
+            let module = if wire.starts_with("occ") {
+                format!("{name}_core${module}$count")
+            } else {
+                format!("{name}_core${module}")
+            };
+            assert!(
+                rtl.contains(&format!("module {module}(d,q,clock);")),
+                "{reg}: no {module}"
+            );
+        }
+        assert_eq!(
+            register_bits(rtl, &format!("{name}_core$credits$0")),
+            Some(5)
+        );
+        let sby = p.sby();
+        assert!(
+            sby.contains("connect -set occ9 \\dut.core.fcu$9.count$q\n"),
+            "{sby}"
+        );
+        assert!(sby.contains("prove: abc pdr"), "{sby}");
+        let broken = rtl.replace(&format!("{name}_core$fcu$0$count("), "x(");
+        assert_eq!(
+            register_bits(&broken, &format!("{name}_core$fcu$0$count")),
+            None
+        );
+    }
 }

@@ -408,7 +408,19 @@ pub fn dally(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resul
     let (nets, loads): (Vec<(u32, u32)>, Vec<f64>) = match scale {
         Scale::Quick => (vec![(4, 2), (2, 4)], vec![0.02, 0.1]),
         Scale::Full => (
-            vec![(32, 2), (4, 5), (2, 10)],
+            // Table I's 1K- and 4K-node networks; the 4-ary 5- and 6-cubes
+            // and the binary 12-cube are rows with the reason routergen does
+            // not build them.
+            vec![
+                (32, 2),
+                (4, 5),
+                (2, 10),
+                (64, 2),
+                (16, 3),
+                (8, 4),
+                (4, 6),
+                (2, 12),
+            ],
             vec![0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3],
         ),
     };
