@@ -100,3 +100,37 @@ fn compile(dir: &Path, flags: &[&str], args: &[&str]) -> Result<(), ToolError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Two files, one calling the other, compiled apart and linked into one
+    // object; a file that does not compile fails the build with the
+    // compiler's message, whichever file it is.
+    #[test]
+    fn files_compile_apart_into_one_object_and_a_bad_one_fails_the_build() {
+        if version().is_empty() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let w = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+        w(
+            "a.c",
+            "int twice(int x);\nint rg_four(void) { return twice(2); }\n",
+        );
+        w("b.c", "int twice(int x) { return 2 * x; }\n");
+        w("bad.c", "int broken( { return; }\n");
+        let so = shared_object(dir.path(), &["a.c", "b.c"], &["-O1"], "lib.so").unwrap();
+        assert!(so.is_file(), "{}", so.display());
+        let lib = crate::sim::dynlib::Library::open(&so).unwrap();
+        // SAFETY: a.c defines rg_four as int(void).
+        let four = unsafe { lib.function::<unsafe extern "C" fn() -> i32>("rg_four") }.unwrap();
+        assert_eq!(unsafe { four() }, 4);
+        let e = shared_object(dir.path(), &["a.c", "bad.c", "b.c"], &[], "lib2.so")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bad.c") || e.contains("error"), "{e}");
+        assert!(!dir.path().join("lib2.so").exists());
+    }
+}
