@@ -166,10 +166,6 @@ pub struct FlowControlUnit<const W: usize> {
     /// The read pointer's successor, and its successor.
     rp_inc: Signal<Local, Count>,
     rp_inc2: Signal<Local, Count>,
-    /// The read pointer's successor in a flip-flop of its own (set from
-    /// the pointer's next value): `after_data`'s multiplexer, on the
-    /// router's VC-allocation path, selects from a flip-flop.
-    rp1: DFF<Count>,
     rp: DFF<Count>,
     wp: DFF<Count>,
     count: DFF<Count>,
@@ -362,7 +358,6 @@ impl<const W: usize> FlowControlUnit<W> {
             head_after2: Signal::default(),
             rp_inc: Signal::default(),
             rp_inc2: Signal::default(),
-            rp1: DFF::default(),
             rp: DFF::default(),
             wp: DFF::default(),
             count: DFF::default(),
@@ -461,7 +456,11 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             self.out_head.next = false;
             self.out_tail.next = false;
         }
-        self.rp_inc.next = self.rp1.q.val();
+        if self.rp.q.val() == self.last.val() {
+            self.rp_inc.next = self.zero.val();
+        } else {
+            self.rp_inc.next = (self.rp.q.val() + self.one.val()) & self.ptr_mask.val();
+        }
         self.head_after.next = false;
         self.tail_after.next = false;
         for k in 0..self._d {
@@ -574,12 +573,6 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             self.raddr.next = self.zero.val();
         }
         self.rp.d.next = self.raddr.val();
-        self.rp1.clock.next = self.clock.val();
-        if self.raddr.val() == self.last.val() {
-            self.rp1.d.next = self.zero.val();
-        } else {
-            self.rp1.d.next = (self.raddr.val() + self.one.val()) & self.ptr_mask.val();
-        }
         for k in 0..self._nram {
             self.ram[k].clock.next = self.clock.val();
             self.ram[k].write_enable.next = self.push.val();
