@@ -177,4 +177,22 @@ fn bad_synth_requests_exit_2_naming_the_problem() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(!out.exists(), "nothing is written for bad input");
+
+    // Distributed RAM on an iCE40, which has none (Lattice DS1040: its
+    // RAM is the SB_RAM40_4K blocks alone).
+    for target in ["ice40-hx8k", "ice40-up5k"] {
+        let o = routergen(&[
+            "synth",
+            "--buffers",
+            "lutram",
+            "--target",
+            target,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("lutram") && e.contains(target), "{e}");
+        assert!(!out.exists(), "nothing is written for bad input");
+    }
 }

@@ -49,8 +49,12 @@
 //! tail marks stay in flip-flops, and [`FlowControlUnit::fields_in_flops`]
 //! keeps the low bits of each flit (the routing fields) in flip-flops too,
 //! so the address decoders downstream start from a flip-flop, not from the
-//! RAM's slower output. Either way every output equals the flip-flop
-//! unit's in every cycle, stale data of an empty buffer included.
+//! RAM's slower output. On the ECP5 the flits may also sit in distributed
+//! RAM ([`super::buffer_ram`], distributed), read asynchronously at the read pointer
+//! as the flip-flops' multiplexer is, so without a bypass; the routing
+//! fields stay in flip-flops as with block RAM. Either way every output
+//! equals the flip-flop unit's in every cycle, stale data of an empty
+//! buffer included.
 
 use rust_hdl::prelude::*;
 
@@ -126,7 +130,10 @@ pub struct FlowControlUnit<const W: usize> {
     ram: Vec<BufferRam<W>>,
     byp: Vec<DFF<Bits<W>>>,
     byp_sel: Vec<DFF<Bit>>,
-    /// With block RAM and routing fields (`FlowControlUnit::fields_in_flops`):
+    /// With distributed RAM (`BufferStorage::Lutram`): the RAM (one), read
+    /// at the read pointer. Empty otherwise.
+    lut: Vec<BufferRam<W>>,
+    /// With block or distributed RAM and routing fields (`FlowControlUnit::fields_in_flops`):
     /// the low bits of every slot, and of the oldest flit, also in
     /// flip-flops, so that the front flit's routing fields (the address
     /// decoder's input, on the router's critical path) come from a
@@ -166,10 +173,6 @@ pub struct FlowControlUnit<const W: usize> {
     /// The read pointer's successor, and its successor.
     rp_inc: Signal<Local, Count>,
     rp_inc2: Signal<Local, Count>,
-    /// The read pointer's successor in a flip-flop of its own (set from
-    /// the pointer's next value): `after_data`'s multiplexer, on the
-    /// router's VC-allocation path, selects from a flip-flop.
-    rp1: DFF<Count>,
     rp: DFF<Count>,
     wp: DFF<Count>,
     count: DFF<Count>,
@@ -201,12 +204,17 @@ pub struct FlowControlUnit<const W: usize> {
     /// (D, D - 1, ..., D - slack + 1).
     full: Vec<Constant<Count>>,
     _d: usize,
-    /// Data slots in flip-flops (D, or 0 with block RAM) and RAMs (0 or 1).
+    /// Data slots in flip-flops (D, or 0 with RAM), block RAMs (0 or 1)
+    /// and distributed RAMs (0 or 1).
     _sd: usize,
     _nram: usize,
-    /// Slots of low bits (D or 0) and front registers of them (1 or 0).
+    _nlut: usize,
+    /// Slots of low bits (D or 0) and front registers of them (1 or 0),
+    /// the latter with block RAM and with distributed RAM (1 or 0 each).
     _sl: usize,
     _nlow: usize,
+    _nlow_ram: usize,
+    _nlow_lut: usize,
     _low_bits: usize,
     _storage: BufferStorage,
     _slack: usize,
@@ -271,7 +279,7 @@ impl<const W: usize> FlowControlUnit<W> {
     }
 
     /// The low `bits` bits of every flit are its routing fields (at most
-    /// W, more are taken as W): `after_data` shows them. With block RAM
+    /// W, more are taken as W): `after_data` shows them. With block or distributed RAM
     /// they are also kept in flip-flops, so `out_data`'s low bits come
     /// from a flip-flop; the behaviour is the same.
     pub fn fields_in_flops(self, bits: usize) -> Self {
@@ -312,8 +320,10 @@ impl<const W: usize> FlowControlUnit<W> {
         let d = depth.clamp(1, MAX_DEPTH);
         let slack = slack.clamp(1, d);
         let nram = usize::from(storage == BufferStorage::Bram);
+        let nlut = usize::from(storage == BufferStorage::Lutram);
+        let nstore = nram + nlut;
         let low_bits = low_bits.min(W);
-        let nlow = nram * usize::from(low_bits > 0);
+        let nlow = nstore * usize::from(low_bits > 0);
         let low = if low_bits >= 64 {
             u64::MAX
         } else {
@@ -340,12 +350,15 @@ impl<const W: usize> FlowControlUnit<W> {
             overflow: Signal::default(),
             after_head: Signal::default(),
             after_data: Signal::default(),
-            after_mask: (0..1 - nram).map(|_| Constant::new(low)).collect(),
+            after_mask: (0..1 - nstore).map(|_| Constant::new(low)).collect(),
             nothing: Constant::new(Bits::<W>::default()),
-            slot_data: (0..d * (1 - nram)).map(|_| DFF::default()).collect(),
+            slot_data: (0..d * (1 - nstore)).map(|_| DFF::default()).collect(),
             ram: (0..nram).map(|_| BufferRam::new_unchecked(d)).collect(),
             byp: (0..nram).map(|_| DFF::default()).collect(),
             byp_sel: (0..nram).map(|_| DFF::default()).collect(),
+            lut: (0..nlut)
+                .map(|_| BufferRam::new_unchecked(d).distributed())
+                .collect(),
             slot_low: (0..d * nlow).map(|_| DFF::default()).collect(),
             front_low: (0..nlow).map(|_| DFF::default()).collect(),
             low_mask: (0..nlow).map(|_| Constant::new(low)).collect(),
@@ -362,7 +375,6 @@ impl<const W: usize> FlowControlUnit<W> {
             head_after2: Signal::default(),
             rp_inc: Signal::default(),
             rp_inc2: Signal::default(),
-            rp1: DFF::default(),
             rp: DFF::default(),
             wp: DFF::default(),
             count: DFF::default(),
@@ -385,10 +397,13 @@ impl<const W: usize> FlowControlUnit<W> {
             blank: Vec::new(),
             full: (0..slack).map(|j| c(d - j)).collect(),
             _d: d,
-            _sd: d * (1 - nram),
+            _sd: d * (1 - nstore),
             _nram: nram,
+            _nlut: nlut,
             _sl: d * nlow,
             _nlow: nlow,
+            _nlow_ram: nram * nlow,
+            _nlow_lut: nlut * nlow,
             _low_bits: low_bits,
             _storage: storage,
             _slack: slack,
@@ -427,7 +442,8 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             self.out_valid.next = false;
         }
         // Flip-flops: the slot at the read pointer (slot 0's as the
-        // default). Block RAM: the read of the last edge, or the bypass.
+        // default). Block RAM: the read of the last edge, or the bypass; distributed RAM: its
+        // read at the read pointer.
         for k in 0..self._sd.min(1) {
             self.out_data.next = self.slot_data[k].q.val();
         }
@@ -443,7 +459,10 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
                 self.out_data.next = self.ram[k].read_data.val();
             }
         }
-        for k in 0..self._nlow {
+        for k in 0..self._nlut {
+            self.out_data.next = self.lut[k].read_data.val();
+        }
+        for k in 0..self._nlow_ram {
             if self.byp_sel[k].q.val() {
                 self.out_data.next =
                     (self.byp[k].q.val() & self.high_mask[k].val()) | self.front_low[k].q.val();
@@ -451,6 +470,10 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
                 self.out_data.next = (self.ram[k].read_data.val() & self.high_mask[k].val())
                     | self.front_low[k].q.val();
             }
+        }
+        for k in 0..self._nlow_lut {
+            self.out_data.next =
+                (self.lut[k].read_data.val() & self.high_mask[k].val()) | self.front_low[k].q.val();
         }
         for k in 0..self._absent {
             self.out_data.next = self.blank[k].val();
@@ -461,7 +484,11 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             self.out_head.next = false;
             self.out_tail.next = false;
         }
-        self.rp_inc.next = self.rp1.q.val();
+        if self.rp.q.val() == self.last.val() {
+            self.rp_inc.next = self.zero.val();
+        } else {
+            self.rp_inc.next = (self.rp.q.val() + self.one.val()) & self.ptr_mask.val();
+        }
         self.head_after.next = false;
         self.tail_after.next = false;
         for k in 0..self._d {
@@ -574,12 +601,6 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             self.raddr.next = self.zero.val();
         }
         self.rp.d.next = self.raddr.val();
-        self.rp1.clock.next = self.clock.val();
-        if self.raddr.val() == self.last.val() {
-            self.rp1.d.next = self.zero.val();
-        } else {
-            self.rp1.d.next = (self.raddr.val() + self.one.val()) & self.ptr_mask.val();
-        }
         for k in 0..self._nram {
             self.ram[k].clock.next = self.clock.val();
             self.ram[k].write_enable.next = self.push.val();
@@ -593,6 +614,13 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
             // flit lands at the front (an empty buffer, or its only flit
             // leaves), and next cycle shows it from the bypass.
             self.byp_sel[k].d.next = self.push.val() & (self.raddr.val() == self.wp.q.val());
+        }
+        for k in 0..self._nlut {
+            self.lut[k].clock.next = self.clock.val();
+            self.lut[k].write_enable.next = self.push.val();
+            self.lut[k].write_address.next = self.wp.q.val();
+            self.lut[k].write_data.next = self.in_data.val();
+            self.lut[k].read_address.next = self.rp.q.val();
         }
         for k in 0..self._sl {
             self.slot_low[k].clock.next = self.clock.val();
@@ -772,6 +800,9 @@ mod tests {
             (3, false, 1, BufferStorage::Bram),
             (4, true, 2, BufferStorage::Bram),
             (16, false, 1, BufferStorage::Bram),
+            (1, false, 1, BufferStorage::Lutram),
+            (3, true, 2, BufferStorage::Lutram),
+            (16, false, 1, BufferStorage::Lutram),
         ] {
             let mut x = FlowControlUnit::<16>::build(d, on_off, slack, storage, FIELDS);
             prepare(&mut x);
@@ -816,6 +847,7 @@ mod tests {
             (false, BufferStorage::Flops),
             (true, BufferStorage::Flops),
             (false, BufferStorage::Bram),
+            (false, BufferStorage::Lutram),
         ] {
             let unit = || FlowControlUnit::<16>::build(4, on_off, 2, storage, 5);
             let mut x = unit().absent();
@@ -982,6 +1014,16 @@ mod tests {
     /// fields) kept in flip-flops as well.
     #[test]
     fn block_ram_storage_shows_what_flip_flops_show_every_cycle() {
+        storage_shows_what_flip_flops_show(BufferStorage::Bram);
+    }
+
+    /// The same for distributed RAM.
+    #[test]
+    fn distributed_ram_storage_shows_what_flip_flops_show_every_cycle() {
+        storage_shows_what_flip_flops_show(BufferStorage::Lutram);
+    }
+
+    fn storage_shows_what_flip_flops_show(storage: BufferStorage) {
         for (d, on_off, low, seed) in [
             (1, false, 0, 1),
             (2, true, 0, 2),
@@ -996,7 +1038,7 @@ mod tests {
                 .fields_in_flops(low);
             let mut ram = FlowControlUnit::<16>::new(d, on_off)
                 .unwrap()
-                .stored_in(BufferStorage::Bram)
+                .stored_in(storage)
                 .fields_in_flops(low);
             prepare(&mut flops);
             prepare(&mut ram);
@@ -1008,7 +1050,10 @@ mod tests {
                 .count();
             assert!(bypassed > 50, "D={d}: flits should land in an empty buffer");
             for c in 0..stim.len() {
-                assert_eq!(got[c], want[c], "D={d} on_off={on_off} low {low} cycle {c}");
+                assert_eq!(
+                    got[c], want[c],
+                    "{storage} D={d} on_off={on_off} low {low} cycle {c}"
+                );
             }
         }
     }
@@ -1079,6 +1124,34 @@ mod tests {
         assert!(ram.luts() < flops.luts(), "{ram:?} against {flops:?}");
     }
 
+    /// Yosys puts the distributed-RAM unit's flits into the ECP5's RAM
+    /// slices (TRELLIS_DPR16X4, 4 bits each: W / 4 of them), with no data
+    /// flip-flops, where the flip-flop unit has D W of them.
+    #[test]
+    fn yosys_maps_the_lutram_buffer_to_ecp5_distributed_ram() {
+        if !crate::flows::require_tool("yosys") {
+            return;
+        }
+        let stats = |buffers| {
+            let p = BlockParams {
+                depth: 4,
+                flit_width: 32,
+                buffers,
+                ..BlockParams::default()
+            };
+            let top = BlockKind::FlowControlUnit.module_name(&p);
+            let v = BlockKind::FlowControlUnit.verilog(&p).expect("valid");
+            crate::flows::yosys::synth_ecp5(&v, &top).expect("synth_ecp5")
+        };
+        let (flops, lut) = (stats(BufferStorage::Flops), stats(BufferStorage::Lutram));
+        assert_eq!(flops.count("TRELLIS_DPR16X4"), 0, "{flops:?}");
+        assert_eq!(lut.count("TRELLIS_DPR16X4"), 32 / 4, "{lut:?}");
+        assert!(
+            lut.flip_flops() + 4 * 32 <= flops.flip_flops(),
+            "no data flip-flops: {lut:?} against {flops:?}"
+        );
+    }
+
     #[test]
     fn verilog_passes_the_tools_and_cosimulates() {
         let sets: Vec<BlockParams> = [(1, 8, false), (4, 16, true), (5, 64, false)]
@@ -1101,26 +1174,38 @@ mod tests {
 
     #[test]
     fn block_ram_verilog_passes_the_tools_and_cosimulates() {
+        // The mutant shows the RAM's read also when the flit it wrote in
+        // the same edge is the front: the old entry (read first).
+        ram_verilog_cosimulates(
+            BufferStorage::Bram,
+            (
+                "byp_sel$0$d = push & (raddr == wp$q);",
+                "byp_sel$0$d = 1'b0;",
+            ),
+        );
+    }
+
+    #[test]
+    fn distributed_ram_verilog_passes_the_tools_and_cosimulates() {
+        // The mutant reads the RAM at the read pointer's next value: the
+        // flit after the oldest shows while the oldest leaves.
+        ram_verilog_cosimulates(
+            BufferStorage::Lutram,
+            ("lut$0$read_address = rp$q;", "lut$0$read_address = raddr;"),
+        );
+    }
+
+    fn ram_verilog_cosimulates(storage: BufferStorage, mutation: (&str, &str)) {
         let sets: Vec<BlockParams> = [(4, 32, false), (1, 16, false), (3, 64, true)]
             .iter()
             .map(|&(d, w, on_off)| BlockParams {
                 depth: d,
                 flit_width: w,
                 on_off,
-                buffers: BufferStorage::Bram,
+                buffers: storage,
                 ..BlockParams::default()
             })
             .collect();
-        // The mutant shows the RAM's read also when the flit it wrote in
-        // the same edge is the front: the old entry (read first).
-        all_checks(
-            BlockKind::FlowControlUnit,
-            &sets,
-            3000,
-            (
-                "byp_sel$0$d = push & (raddr == wp$q);",
-                "byp_sel$0$d = 1'b0;",
-            ),
-        );
+        all_checks(BlockKind::FlowControlUnit, &sets, 3000, mutation);
     }
 }

@@ -436,8 +436,8 @@ impl BlockKind {
         if matches!(self, BlockKind::FlowControlUnit | BlockKind::VcController) && params.on_off {
             s.push_str("_onoff");
         }
-        if self == BlockKind::FlowControlUnit && params.buffers == BufferStorage::Bram {
-            s.push_str("_bram");
+        if self == BlockKind::FlowControlUnit {
+            s.push_str(params.buffers.suffix());
         }
         if self == BlockKind::AddressDecoder {
             s.push_str(match params.addressing {
@@ -772,8 +772,15 @@ pub(crate) mod tool_checks {
             if n == 0 {
                 let generic = yosys::synth(&v, &top).expect("yosys synth");
                 assert!(generic.total() > 0, "{top}: yosys synth left no cells");
-                let ice = yosys::synth_ice40(&v, &top).expect("yosys synth_ice40");
-                assert!(ice.total() > 0, "{top}: synth_ice40 left no cells");
+                // Distributed RAM has no iCE40 mapping (Yosys refuses it):
+                // the ECP5's instead.
+                let fpga = if params.buffers == BufferStorage::Lutram {
+                    yosys::synth_ecp5(&v, &top)
+                } else {
+                    yosys::synth_ice40(&v, &top)
+                };
+                let fpga = fpga.expect("yosys synth_ice40 or synth_ecp5");
+                assert!(fpga.total() > 0, "{top}: FPGA synthesis left no cells");
             }
             eprintln!("{top}: yosys {:?}", t0.elapsed());
             let seed = 0x5eed_0000 + n as u64;

@@ -266,9 +266,18 @@ pub fn synth(verilog: &str, top: &str) -> Result<CellCounts, ToolError> {
 
 /// `synth_ice40` (Lattice iCE40 LUTs and flip-flops).
 pub fn synth_ice40(verilog: &str, top: &str) -> Result<CellCounts, ToolError> {
+    synth_family(verilog, top, "synth_ice40")
+}
+
+/// `synth_ecp5` (Lattice ECP5 LUTs, flip-flops and RAMs).
+pub fn synth_ecp5(verilog: &str, top: &str) -> Result<CellCounts, ToolError> {
+    synth_family(verilog, top, "synth_ecp5")
+}
+
+fn synth_family(verilog: &str, top: &str, command: &str) -> Result<CellCounts, ToolError> {
     let log = yosys(
         verilog,
-        &synth_script(top, &format!("synth_ice40 -top {top}")),
+        &synth_script(top, &format!("{command} -top {top}")),
     )?;
     Ok(parse_stat(&log))
 }

@@ -38,7 +38,7 @@ pub fn proof(kind: BlockKind, params: &BlockParams) -> Result<Proof> {
     let mut sources = vec![(format!("{}.v", kind.name()), rtl)];
     let (harness, properties, depth) = match kind {
         BlockKind::FlowControlUnit => {
-            if params.buffers == BufferStorage::Bram {
+            if params.buffers != BufferStorage::Flops {
                 let flops = BlockParams {
                     buffers: BufferStorage::Flops,
                     ..*params

@@ -97,8 +97,23 @@ named_enum!(
         /// with a bypass register for the flit written into an empty
         /// buffer (`blocks::buffer_ram`).
         Bram => "bram" ["ram", "block-ram"],
+        /// Distributed RAM, the LUTs of the ECP5's RAM slices
+        /// (TRELLIS_DPR16X4), read asynchronously like the flip-flops'
+        /// multiplexer (`blocks::buffer_ram`); the iCE40 has none.
+        Lutram => "lutram" ["distributed", "lut-ram"],
     }
 );
+
+impl BufferStorage {
+    /// The module-name suffix ([`RouterSpec::name`]): none for flip-flops.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            BufferStorage::Flops => "",
+            BufferStorage::Bram => "_bram",
+            BufferStorage::Lutram => "_lutram",
+        }
+    }
+}
 
 named_enum!(
     /// Link-level flow control.
@@ -757,7 +772,7 @@ impl RouterSpec {
     /// `_abs` (absolute addressing without a table), `_la` (look-ahead),
     /// the path-selection heuristic where it is not the algorithm's default
     /// (`_lru`, `_lfu`, `_maxcredit`, `_minmux`, `_staticxy`), the table
-    /// (`_es`, `_full`, `_meta`), `_onoff`, `_bram`, and the datapath
+    /// (`_es`, `_full`, `_meta`), `_onoff`, `_bram` or `_lutram`, and the datapath
     /// (`_sliced`, `_vcports`).
     pub fn name(&self) -> String {
         let topo = match self.topology {
@@ -792,9 +807,7 @@ impl RouterSpec {
         if self.flow_control == FlowControl::OnOff {
             name.push_str("_onoff");
         }
-        if self.buffers == BufferStorage::Bram {
-            name.push_str("_bram");
-        }
+        name.push_str(self.buffers.suffix());
         name.push_str(match self.datapath {
             RouterDatapath::Unified => "",
             RouterDatapath::Sliced => "_sliced",

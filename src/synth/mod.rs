@@ -90,6 +90,21 @@ impl Target {
         }
     }
 
+    /// Fails, naming the option and the targets that take it, when `spec`
+    /// keeps its buffers in a kind of memory this target does not have
+    /// (`--buffers lutram` on an iCE40: it has no distributed RAM).
+    pub fn check_buffers(self, spec: &RouterSpec) -> Result<()> {
+        let ice40 = self.device().map(|d| d.family) == Some(Family::Ice40);
+        if spec.buffers == crate::spec::BufferStorage::Lutram && ice40 {
+            return Err(Error::InvalidSpec(format!(
+                "--buffers lutram: the {} has no distributed RAM; lutram is for the ECP5 \
+                 targets (ecp5-25k, ecp5-85k) and generic; on the iCE40 use --buffers flops or bram",
+                self.name()
+            )));
+        }
+        Ok(())
+    }
+
     /// Block RAMs one input buffer of `w`-bit flits takes with `--buffers
     /// bram` (at most 16 entries): a 256 x 16 SB_RAM40_4K per 16 bits, a
     /// 512 x 36 DP16KD per 36 bits.
@@ -287,6 +302,7 @@ pub fn run_in(
     work: &Path,
 ) -> Result<SynthReport> {
     router::supported(spec)?;
+    target.check_buffers(spec)?;
     check_tools(target)?;
     let name = spec.name();
     let verilog = router::verilog(spec)?;

@@ -274,6 +274,26 @@ fn block_ram_buffers_pass_the_scoreboard_and_match_the_model() {
     );
 }
 
+/// Input buffers in distributed RAM (the ECP5's TRELLIS_DPR16X4): the
+/// scoreboard on a torus with two VCs, Verilator -Wall and Icarus -Wall,
+/// and co-simulation through its core, with a faulty copy whose first
+/// input buffer reads its RAM at the read pointer's next value (the flit
+/// after the oldest).
+#[test]
+fn distributed_ram_buffers_pass_the_scoreboard_and_match_the_model() {
+    let torus = RouterSpec {
+        buffers: crate::spec::BufferStorage::Lutram,
+        ..spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2)
+    };
+    let cycles = run(&torus, 0, 20, 43);
+    eprintln!("{} with distributed RAM: {cycles} cycles", torus.name());
+    lint_and_synth(&[(torus.clone(), false)]);
+    cosimulate_with(
+        &[torus],
+        ("lut$0$read_address = rp$q;", "lut$0$read_address = raddr;"),
+    );
+}
+
 #[test]
 #[ignore]
 fn emitted_verilog_matches_the_model_more() {
