@@ -8,7 +8,7 @@ CARGO ?= cargo
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 
 .PHONY: test tools check-style router gen-time prove matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot studies
-.PHONY: install waves-fst outdir-slow
+.PHONY: install waves-fst outdir-slow prove-all
 
 test: tools check-style
 ifeq ($(NEXTEST),yes)
@@ -35,8 +35,13 @@ gen-time: router
 # Formal proofs of every block at its default sizes, the bounded router
 # checks, the router's credit proof and the router mutants they must catch
 # (docs/prove.md).
+# `make test` runs the quick ones: every block's proof and mutant at small
+# sizes and one router job in an output directory. `prove-all` is the same
+# as `prove`.
 prove: tools
 	$(CARGO) test --test prove -- --include-ignored --nocapture
+
+prove-all: prove
 
 # The output-directory checks too slow for the default suite (the 3-D
 # torus's plane slices through Icarus).

@@ -209,7 +209,13 @@ fn flow_control(
 ",
             w1 = w - 1
         );
-        list.push("block RAM: every output equals the flip-flop unit's, in every cycle".into());
+        let ram = match p.buffers {
+            BufferStorage::Lutram => "distributed RAM",
+            _ => "block RAM",
+        };
+        list.push(format!(
+            "{ram}: every output equals the flip-flop unit's, in every cycle"
+        ));
     }
     (s, list, d + 4)
 }
