@@ -295,6 +295,19 @@ fn output_directory_make_prove_runs_moved() {
     assert!(text.contains(&format!("proved  {name}")), "{text}");
 }
 
+/// A router mutant: the first input buffer drops a flit arriving while it
+/// holds one.
+const DROPS_A_FLIT: (&str, &str) = (
+    "push = in_valid & (count$q != depth);",
+    "push = in_valid & (count$q != depth) & (count$q != one);",
+);
+
+/// A router mutant: the first output VC starts with 3 credits, not D = 2.
+const COUNTS_3_CREDITS: (&str, &str) = (
+    "if (rst) credits$0$d = 5'd2;",
+    "if (rst) credits$0$d = 5'd3;",
+);
+
 /// The router's bounded properties fail, through `make prove` in an output
 /// directory, on a router whose address decoders send (+x, +y) heads
 /// along +y (not dimension order: the routing property), on one whose
@@ -310,14 +323,8 @@ fn output_directory_router_mutants_caught() {
     let (_tmp, dir, name) = moved_output_directory();
     let mutants = [
         ("6'h9: mask = 10'hc;", "6'h9: mask = 10'hc0;"),
-        (
-            "push = in_valid & (count$q != depth);",
-            "push = in_valid & (count$q != depth) & (count$q != one);",
-        ),
-        (
-            "if (rst) credits$0$d = 5'd2;",
-            "if (rst) credits$0$d = 5'd3;",
-        ),
+        DROPS_A_FLIT,
+        COUNTS_3_CREDITS,
     ];
     each_mutant_fails(&dir, name, name, &mutants);
 }
@@ -342,14 +349,8 @@ fn output_directory_router_credit_proof_and_mutants() {
     assert!(ok && text.contains(&format!("proved  {job}")), "{text}");
     let mutants = [
         ("credit_out = pop;", "credit_out = out_valid;"),
-        (
-            "push = in_valid & (count$q != depth);",
-            "push = in_valid & (count$q != depth) & (count$q != one);",
-        ),
-        (
-            "if (rst) credits$0$d = 5'd2;",
-            "if (rst) credits$0$d = 5'd3;",
-        ),
+        DROPS_A_FLIT,
+        COUNTS_3_CREDITS,
     ];
     each_mutant_fails(&dir, name, &job, &mutants);
 }
