@@ -25,7 +25,7 @@ use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
 use super::netlist::compiled::Compiled;
-use super::netlist::{Netlist, Program, ONE, ZERO};
+use super::netlist::{Netlist, Program, ONE};
 use super::network::{node_id, Engine, Flit, Outputs, Wiring};
 use crate::error::{Error, Result};
 use crate::router::tables::CompiledTable;
@@ -159,11 +159,6 @@ pub struct NetlistEngine {
     local_inputs: Vec<usize>,
     links: Vec<LinkGroup>,
     out: Outputs,
-    /// [`NetlistEngine::sample`]'s scratch: per output port its valid
-    /// lanes in the block at hand, and per port and lane (p 64 + lane) the
-    /// data read so far (0 between blocks).
-    valid: Vec<u64>,
-    data: Vec<u64>,
 }
 
 /// Where built netlists are kept: the Verilator engine's cache directory
@@ -265,7 +260,6 @@ impl NetlistEngine {
     /// netlist `n` (whose ports are those of docs/interface.md), the gates
     /// evaluated as `eval`.
     pub fn from_netlist(spec: &RouterSpec, n: &Netlist, copies: usize, eval: Eval) -> Result<Self> {
-        let n = &n.renumbered(&first_use(n)?);
         let w = Wiring::new(spec)?;
         let (nodes, ports) = (w.nodes(), w.ports);
         let lanes = nodes * copies.max(1);
@@ -372,7 +366,26 @@ impl NetlistEngine {
                 }
             }
         }
-        let (pre_cells, post_cells) = cycle_cells(n)?;
+        // The logic after the edge: the outputs' cone. Before it: the
+        // flip-flops' cone, less the cells the post-edge pass left valid
+        // (in the outputs' cone and reached by no changing input).
+        let levels = n.levelize()?;
+        let out_nets: Vec<u32> = n
+            .ports
+            .values()
+            .filter(|p| !p.input)
+            .flat_map(|p| p.bits.iter().copied())
+            .collect();
+        let post_cone = n.cone(out_nets);
+        let d_cone = n.cone(n.flip_flops.iter().map(|f| f.d));
+        let reached = n.reached_from(changing.iter().copied());
+        let order: Vec<usize> = levels.into_iter().flatten().collect();
+        let post_cells: Vec<usize> = order.iter().copied().filter(|&c| post_cone[c]).collect();
+        let pre_cells: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|&c| d_cone[c] && (reached[c] || !post_cone[c]))
+            .collect();
         let ffs: Vec<(u32, u32)> = n.flip_flops.iter().map(|f| (f.d, f.q)).collect();
         let gates = match eval {
             Eval::Compiled => Gates::Compiled(Compiled::new(
@@ -459,8 +472,6 @@ impl NetlistEngine {
             link_inputs,
             links,
             out: Outputs::new(lanes, ports),
-            valid: vec![0; ports],
-            data: vec![0; ports * 64],
         };
         e.gates.post(&mut e.v, blocks, stride);
         e.sample();
@@ -566,39 +577,25 @@ impl NetlistEngine {
             } else {
                 (1u64 << (hi - wi * 64)) - 1
             };
-            // Per port its valid lanes, and the data of the lanes whose
-            // data is read (every flit on the local port, the heads on
-            // links: the data of a body flit on a link is read by no one,
-            // the driver checks it where it leaves the network), a net at
-            // a time over its set bits rather than a lane at a time over
-            // every net.
-            let mut any = 0;
-            for (p, o) in self.outputs.iter().enumerate() {
-                let valid = block[o.valid] & live;
-                self.valid[p] = valid;
-                any |= valid;
-                let need = if p == 0 { valid } else { valid & block[o.head] };
-                if need == 0 {
-                    continue;
-                }
-                let data = &mut self.data[p * 64..p * 64 + 64];
-                for (b, &net) in o.data.iter().enumerate() {
-                    let mut x = block[net] & need;
-                    while x != 0 {
-                        data[x.trailing_zeros() as usize] |= 1 << b;
-                        x &= x - 1;
-                    }
-                }
-            }
             // Lanes in increasing order, ports in order within a lane.
+            let mut any = self.outputs.iter().fold(0, |a, o| a | block[o.valid]) & live;
             while any != 0 {
                 let bi = any.trailing_zeros() as usize;
                 any &= any - 1;
                 let lane = wi * 64 + bi;
                 let bit = |net: usize| (block[net] >> bi) & 1;
                 for (p, o) in self.outputs.iter().enumerate() {
-                    if (self.valid[p] >> bi) & 1 == 0 {
+                    if bit(o.valid) == 0 {
                         continue;
+                    }
+                    let head = bit(o.head) == 1;
+                    let mut data = 0u64;
+                    // The data of a body flit on a link is read by no one
+                    // (the driver checks it where it leaves the network).
+                    if head || p == 0 {
+                        for (b, &net) in o.data.iter().enumerate() {
+                            data |= bit(net) << b;
+                        }
                     }
                     let mut vc = 0u8;
                     for (b, &net) in o.vc.iter().enumerate() {
@@ -606,10 +603,10 @@ impl NetlistEngine {
                     }
                     out.flits[lane * ports + p] = Flit {
                         valid: true,
-                        head: bit(o.head) == 1,
+                        head,
                         tail: bit(o.tail) == 1,
                         vc,
-                        data: std::mem::take(&mut self.data[p * 64 + bi]),
+                        data,
                     };
                     out.valid.push((lane * ports + p) as u32);
                 }
@@ -627,85 +624,6 @@ impl NetlistEngine {
             }
         }
     }
-}
-
-/// The nets the engine changes from cycle to cycle: `rst` and the ports'
-/// inputs (`p<p>_in_*`, `p<p>_out_credit`); the others (`node_id`, the
-/// tied-off `cfg_*`) are constant.
-fn changing_inputs(n: &Netlist) -> impl Iterator<Item = u32> + '_ {
-    n.ports
-        .iter()
-        .filter(|(name, p)| p.input && (name.as_str() == "rst" || name.starts_with('p')))
-        .flat_map(|(_, p)| p.bits.iter().copied())
-}
-
-/// The cells of a cycle, each in evaluation order: after the edge the
-/// outputs' cone; before it the flip-flops' cone, less the cells the
-/// post-edge pass leaves valid (in the outputs' cone and reached by no
-/// changing input, [`changing_inputs`]).
-fn cycle_cells(n: &Netlist) -> Result<(Vec<usize>, Vec<usize>)> {
-    let levels = n.levelize()?;
-    let out_nets: Vec<u32> = n
-        .ports
-        .values()
-        .filter(|p| !p.input)
-        .flat_map(|p| p.bits.iter().copied())
-        .collect();
-    let post_cone = n.cone(out_nets);
-    let d_cone = n.cone(n.flip_flops.iter().map(|f| f.d));
-    let reached = n.reached_from(changing_inputs(n));
-    let order: Vec<usize> = levels.into_iter().flatten().collect();
-    let post: Vec<usize> = order.iter().copied().filter(|&c| post_cone[c]).collect();
-    let pre: Vec<usize> = order
-        .iter()
-        .copied()
-        .filter(|&c| d_cone[c] && (reached[c] || !post_cone[c]))
-        .collect();
-    Ok((pre, post))
-}
-
-/// New net numbers (a permutation of the nets, [`Netlist::renumbered`]):
-/// the nets in the order a cycle first touches them (the cells before the
-/// edge in the generated code's order, the flip-flops, the cells after
-/// it), then the nets no cell touches. A block's words are then read
-/// nearly in order, a cache line's eight words close together in time,
-/// where Yosys's numbers scatter the nets of neighbouring gates over the
-/// whole block.
-fn first_use(n: &Netlist) -> Result<Vec<u32>> {
-    use super::netlist::compiled::depth_first;
-    let (pre, post) = cycle_cells(n)?;
-    const NEW: u32 = u32::MAX;
-    let mut new = vec![NEW; n.nets];
-    new[ZERO as usize] = ZERO;
-    new[ONE as usize] = ONE;
-    let mut next = 2;
-    let mut touch = |x: u32| {
-        if new[x as usize] == NEW {
-            new[x as usize] = next;
-            next += 1;
-        }
-    };
-    let cells = |order: Vec<usize>| {
-        order.into_iter().flat_map(|k| {
-            let c = &n.cells[k];
-            let arity = c.kind.arity();
-            c.inputs.into_iter().take(arity).chain([c.out])
-        })
-    };
-    for x in cells(depth_first(n, &pre)) {
-        touch(x);
-    }
-    for f in &n.flip_flops {
-        touch(f.d);
-        touch(f.q);
-    }
-    for x in cells(depth_first(n, &post)) {
-        touch(x);
-    }
-    for x in 0..n.nets as u32 {
-        touch(x);
-    }
-    Ok(new)
 }
 
 /// The flit on the output nets `o` in lane `bi` of a block of 64 lanes

@@ -4,7 +4,7 @@
 //! has moved for a set number of cycles, it names the blocked channels and
 //! the cycle of waits among them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 
 use crate::algo::{Input, NodeId, Relation};
@@ -12,22 +12,11 @@ use crate::algo::{Input, NodeId, Relation};
 use super::network::{Flit, Wiring};
 
 /// Input-buffer contents per input VC (index (n P + p) V + v): the packet
-/// and flit index of each flit, oldest first. One ring of `cap` slots per
-/// input VC, all in one allocation (the driver moves a flit between two
-/// of them per flit on a port, so scattered queues cost a cache miss
-/// each); a ring that fills doubles every ring.
+/// and flit index of each flit, oldest first.
 #[derive(Debug, Clone)]
 pub struct Buffers {
-    /// Ring i's slots at `i * cap ..`.
-    slots: Vec<(u32, u32)>,
-    /// Per ring: the slot of its oldest flit, and its flits.
-    start: Vec<u32>,
-    len: Vec<u32>,
-    /// Per ring: its oldest flit packed by [`pack`], or [`EMPTY`]: a head
-    /// flit's input buffer is found by a scan of the node's fronts alone.
-    fronts: Vec<u64>,
-    /// Slots per ring (a power of two).
-    cap: usize,
+    /// Per input VC: (packet, flit index) of each flit it holds, oldest first.
+    pub bufs: Vec<VecDeque<(u32, u32)>>,
     /// Per output VC (same indexing): the input VC whose packet holds it.
     owner: Vec<Option<usize>>,
     /// Per output VC: the packet holding it.
@@ -43,27 +32,12 @@ pub struct Buffers {
     pub fifo: bool,
 }
 
-/// A ring's front when it is empty (no flit packs to it: packet numbers
-/// stay below 2^32 - 1).
-const EMPTY: u64 = u64::MAX;
-
-/// A flit (packet, flit index) as one word.
-fn pack((id, i): (u32, u32)) -> u64 {
-    u64::from(id) << 32 | u64::from(i)
-}
-
 impl Buffers {
     /// Empty buffers for the network `w` wires.
     pub fn new(w: &Wiring) -> Buffers {
         let k = w.nodes() * w.ports * w.vcs;
-        // Enough for the usual depths; deeper buffers grow the rings once.
-        let cap = 8;
         Buffers {
-            slots: vec![(0, 0); k * cap],
-            start: vec![0; k],
-            len: vec![0; k],
-            fronts: vec![EMPTY; k],
-            cap,
+            bufs: vec![VecDeque::new(); k],
             owner: vec![None; k],
             held: vec![0; k],
             flits: 0,
@@ -71,69 +45,9 @@ impl Buffers {
         }
     }
 
-    /// Input VCs (rings).
-    pub fn channels(&self) -> usize {
-        self.len.len()
-    }
-
-    /// Flits input VC `i` holds.
-    pub fn occupancy(&self, i: usize) -> usize {
-        self.len[i] as usize
-    }
-
-    /// The oldest flit input VC `i` holds.
-    pub fn front(&self, i: usize) -> Option<(u32, u32)> {
-        (self.len[i] > 0).then(|| self.slots[self.slot(i, 0)])
-    }
-
-    /// The slot of ring `i`'s flit `at` (0 the oldest).
-    fn slot(&self, i: usize, at: usize) -> usize {
-        i * self.cap + ((self.start[i] as usize + at) & (self.cap - 1))
-    }
-
-    /// Every ring twice as large, each flit kept in its place in its ring.
-    fn grow(&mut self) {
-        let cap = self.cap * 2;
-        let mut slots = vec![(0, 0); self.len.len() * cap];
-        for i in 0..self.len.len() {
-            for at in 0..self.len[i] as usize {
-                slots[i * cap + at] = self.slots[self.slot(i, at)];
-            }
-            self.start[i] = 0;
-        }
-        self.slots = slots;
-        self.cap = cap;
-    }
-
     fn push(&mut self, i: usize, x: (u32, u32)) {
-        if self.len[i] as usize == self.cap {
-            self.grow();
-        }
-        let s = self.slot(i, self.len[i] as usize);
-        self.slots[s] = x;
-        if self.len[i] == 0 {
-            self.fronts[i] = pack(x);
-        }
-        self.len[i] += 1;
+        self.bufs[i].push_back(x);
         self.flits += 1;
-    }
-
-    /// Takes ring `i`'s flit `at` (0 the oldest), the younger ones moving
-    /// up one.
-    fn take(&mut self, i: usize, at: usize) -> (u32, u32) {
-        let x = self.slots[self.slot(i, at)];
-        if at == 0 {
-            self.start[i] = (self.start[i] + 1) & (self.cap as u32 - 1);
-        } else {
-            for j in at..self.len[i] as usize - 1 {
-                let (to, from) = (self.slot(i, j), self.slot(i, j + 1));
-                self.slots[to] = self.slots[from];
-            }
-        }
-        self.len[i] -= 1;
-        self.fronts[i] = self.front(i).map_or(EMPTY, pack);
-        self.flits -= 1;
-        x
     }
 
     /// A flit injected into `node`'s local input VC `vc`.
@@ -158,24 +72,21 @@ impl Buffers {
         let name = || w.channel_name(node as NodeId, p, f.vc as usize);
         let from = if f.head {
             let id = head_id.ok_or_else(|| format!("{}: a head flit of no packet", name()))?;
-            let first = node * pp * v;
-            let found = if self.fifo {
-                let want = pack((id, 0));
-                self.fronts[first..first + pp * v]
-                    .iter()
-                    .position(|&x| x == want)
-                    .map(|j| first + j)
-            } else {
-                (first..first + pp * v).find(|&j| {
-                    (0..self.occupancy(j)).any(|at| self.slots[self.slot(j, at)] == (id, 0))
+            let found = (0..pp * v)
+                .map(|j| node * pp * v + j)
+                .find(|&j| {
+                    if self.fifo {
+                        self.bufs[j].front() == Some(&(id, 0))
+                    } else {
+                        self.bufs[j].contains(&(id, 0))
+                    }
                 })
-            };
-            let found = found.ok_or_else(|| {
-                format!(
-                    "{}: head of packet {id} leaves, but no input buffer has it in front",
-                    name()
-                )
-            })?;
+                .ok_or_else(|| {
+                    format!(
+                        "{}: head of packet {id} leaves, but no input buffer has it in front",
+                        name()
+                    )
+                })?;
             if let Some(o) = self.owner[ovc] {
                 return Err(format!(
                     "{}: packet {id} takes the VC while another (input {o}) holds it",
@@ -188,18 +99,22 @@ impl Buffers {
         } else {
             self.owner[ovc].ok_or_else(|| format!("{}: a body flit on a free VC", name()))?
         };
-        if self.len[from] == 0 {
-            return Err(format!("{}: a flit from an empty buffer", name()));
-        }
         let at = if self.fifo {
             0
         } else {
             let id = self.held[ovc];
-            (0..self.occupancy(from))
-                .find(|&at| self.slots[self.slot(from, at)].0 == id)
+            self.bufs[from]
+                .iter()
+                .position(|x| x.0 == id)
                 .ok_or_else(|| format!("{}: packet {id} has no flit left", name()))?
         };
-        let x = self.take(from, at);
+        let x = if at == 0 {
+            self.bufs[from].pop_front()
+        } else {
+            self.bufs[from].remove(at)
+        };
+        let x = x.ok_or_else(|| format!("{}: a flit from an empty buffer", name()))?;
+        self.flits -= 1;
         if f.tail {
             self.owner[ovc] = None;
         }
@@ -261,7 +176,7 @@ pub fn deadlock_report(
         .enumerate()
         .filter_map(|(o, x)| x.map(|i| (i, o)))
         .collect();
-    let mut waits: Vec<Vec<usize>> = vec![Vec::new(); bufs.channels()];
+    let mut waits: Vec<Vec<usize>> = vec![Vec::new(); bufs.bufs.len()];
     let mut text = String::new();
     let _ = writeln!(
         text,
@@ -269,10 +184,8 @@ pub fn deadlock_report(
          channels:",
         bufs.flits, still
     );
-    for (i, wait) in waits.iter_mut().enumerate() {
-        let Some((id, fi)) = bufs.front(i) else {
-            continue;
-        };
+    for (i, b) in bufs.bufs.iter().enumerate() {
+        let Some(&(id, fi)) = b.front() else { continue };
         let (n, p, c) = split(i);
         let node = n as NodeId;
         // The output VCs this packet may take (or has taken).
@@ -294,13 +207,13 @@ pub fn deadlock_report(
         for (o, vc) in wanted {
             let ovc = (n * pp + o) * v + vc;
             if let Some(holder) = bufs.owner[ovc].filter(|&h| h != i) {
-                wait.push(holder);
+                waits[i].push(holder);
                 why.push(format!("port {o} vc {vc} held by {}", name(holder)));
             }
             if let Some((m, q)) = w.link[n * pp + o] {
                 let down = (m as usize * pp + q) * v + vc;
-                if bufs.occupancy(down) >= depth {
-                    wait.push(down);
+                if bufs.bufs[down].len() >= depth {
+                    waits[i].push(down);
                     why.push(format!("port {o} vc {vc}: downstream buffer full"));
                 }
             }
@@ -309,7 +222,7 @@ pub fn deadlock_report(
             text,
             "  {} holds {} flits, front packet {id} flit {fi} to {}; waits for: {}",
             name(i),
-            bufs.occupancy(i),
+            b.len(),
             w.net.node_name(packets[id as usize].dest),
             if why.is_empty() {
                 "nothing visible".to_string()
@@ -332,57 +245,4 @@ pub fn deadlock_report(
         }
     }
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::VecDeque;
-
-    // The rings against a queue per input VC (the model they replace):
-    // flits pushed, taken from the front and from the middle, enough of
-    // them in one ring to grow every ring twice, fronts and occupancies
-    // compared after every step.
-    #[test]
-    fn rings_keep_every_buffer_in_order_as_queues_do() {
-        let spec = crate::spec::SpecInput {
-            radix: Some(2),
-            vcs: Some(2),
-            ..Default::default()
-        }
-        .resolve()
-        .unwrap()
-        .spec;
-        let w = Wiring::new(&spec).unwrap();
-        let mut b = Buffers::new(&w);
-        let mut model: Vec<VecDeque<(u32, u32)>> = vec![VecDeque::new(); b.channels()];
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
-        for step in 0..5000u32 {
-            let r = next();
-            let i = (r % b.channels() as u64) as usize;
-            // Ring 3 fills past 8 and then 16 slots early on.
-            let i = if step < 40 { 3 } else { i };
-            if step < 40 || r >> 32 & 1 == 0 || model[i].is_empty() {
-                b.push(i, (step, step ^ 5));
-                model[i].push_back((step, step ^ 5));
-            } else {
-                let at = (r >> 40) as usize % model[i].len();
-                let at = if r >> 50 & 1 == 0 { 0 } else { at };
-                assert_eq!(b.take(i, at), model[i].remove(at).unwrap(), "step {step}");
-            }
-            for (j, q) in model.iter().enumerate() {
-                assert_eq!(b.occupancy(j), q.len(), "step {step} ring {j}");
-                assert_eq!(b.front(j), q.front().copied(), "step {step} ring {j}");
-                assert_eq!(b.fronts[j], q.front().map_or(EMPTY, |&x| pack(x)));
-            }
-            assert_eq!(b.flits, model.iter().map(VecDeque::len).sum::<usize>());
-        }
-        assert!(b.cap >= 32, "the rings grew to {}", b.cap);
-    }
 }
