@@ -4,7 +4,8 @@
 //! router of the network evaluated at once, bit-parallel: each net is one
 //! 64-bit word per 64 routers (lanes), so one word operation evaluates a
 //! gate of 64 routers. The words of 64 lanes form a block (word `net` of a
-//! block holds that net), blocks one after another. The gates run as
+//! block holds that net, the nets numbered in the order a cycle first
+//! touches them, `first_use`), blocks one after another. The gates run as
 //! generated C compiled once ([`Eval::Compiled`]) or as an interpreted op
 //! list ([`Eval::Interpreted`]), with the same results.
 //!
@@ -25,7 +26,7 @@ use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
 use super::netlist::compiled::Compiled;
-use super::netlist::{Netlist, Program, ONE};
+use super::netlist::{Netlist, Program, ONE, ZERO};
 use super::network::{node_id, Engine, Flit, Outputs, Wiring};
 use crate::error::{Error, Result};
 use crate::router::tables::CompiledTable;
@@ -260,6 +261,7 @@ impl NetlistEngine {
     /// netlist `n` (whose ports are those of docs/interface.md), the gates
     /// evaluated as `eval`.
     pub fn from_netlist(spec: &RouterSpec, n: &Netlist, copies: usize, eval: Eval) -> Result<Self> {
+        let n = &n.renumbered(&first_use(n)?);
         let w = Wiring::new(spec)?;
         let (nodes, ports) = (w.nodes(), w.ports);
         let lanes = nodes * copies.max(1);
@@ -366,26 +368,7 @@ impl NetlistEngine {
                 }
             }
         }
-        // The logic after the edge: the outputs' cone. Before it: the
-        // flip-flops' cone, less the cells the post-edge pass left valid
-        // (in the outputs' cone and reached by no changing input).
-        let levels = n.levelize()?;
-        let out_nets: Vec<u32> = n
-            .ports
-            .values()
-            .filter(|p| !p.input)
-            .flat_map(|p| p.bits.iter().copied())
-            .collect();
-        let post_cone = n.cone(out_nets);
-        let d_cone = n.cone(n.flip_flops.iter().map(|f| f.d));
-        let reached = n.reached_from(changing.iter().copied());
-        let order: Vec<usize> = levels.into_iter().flatten().collect();
-        let post_cells: Vec<usize> = order.iter().copied().filter(|&c| post_cone[c]).collect();
-        let pre_cells: Vec<usize> = order
-            .iter()
-            .copied()
-            .filter(|&c| d_cone[c] && (reached[c] || !post_cone[c]))
-            .collect();
+        let (pre_cells, post_cells) = cycle_cells(n)?;
         let ffs: Vec<(u32, u32)> = n.flip_flops.iter().map(|f| (f.d, f.q)).collect();
         let gates = match eval {
             Eval::Compiled => Gates::Compiled(Compiled::new(
@@ -624,6 +607,85 @@ impl NetlistEngine {
             }
         }
     }
+}
+
+/// The nets the engine changes from cycle to cycle: `rst` and the ports'
+/// inputs (`p<p>_in_*`, `p<p>_out_credit`); the others (`node_id`, the
+/// tied-off `cfg_*`) are constant.
+fn changing_inputs(n: &Netlist) -> impl Iterator<Item = u32> + '_ {
+    n.ports
+        .iter()
+        .filter(|(name, p)| p.input && (name.as_str() == "rst" || name.starts_with('p')))
+        .flat_map(|(_, p)| p.bits.iter().copied())
+}
+
+/// The cells of a cycle, each in evaluation order: after the edge the
+/// outputs' cone; before it the flip-flops' cone, less the cells the
+/// post-edge pass leaves valid (in the outputs' cone and reached by no
+/// changing input, [`changing_inputs`]).
+fn cycle_cells(n: &Netlist) -> Result<(Vec<usize>, Vec<usize>)> {
+    let levels = n.levelize()?;
+    let out_nets: Vec<u32> = n
+        .ports
+        .values()
+        .filter(|p| !p.input)
+        .flat_map(|p| p.bits.iter().copied())
+        .collect();
+    let post_cone = n.cone(out_nets);
+    let d_cone = n.cone(n.flip_flops.iter().map(|f| f.d));
+    let reached = n.reached_from(changing_inputs(n));
+    let order: Vec<usize> = levels.into_iter().flatten().collect();
+    let post: Vec<usize> = order.iter().copied().filter(|&c| post_cone[c]).collect();
+    let pre: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&c| d_cone[c] && (reached[c] || !post_cone[c]))
+        .collect();
+    Ok((pre, post))
+}
+
+/// New net numbers (a permutation of the nets, [`Netlist::renumbered`]):
+/// the nets in the order a cycle first touches them (the cells before the
+/// edge in the generated code's order, the flip-flops, the cells after
+/// it), then the nets no cell touches. A block's words are then read
+/// nearly in order, a cache line's eight words close together in time,
+/// where Yosys's numbers scatter the nets of neighbouring gates over the
+/// whole block.
+fn first_use(n: &Netlist) -> Result<Vec<u32>> {
+    use super::netlist::compiled::depth_first;
+    let (pre, post) = cycle_cells(n)?;
+    const NEW: u32 = u32::MAX;
+    let mut new = vec![NEW; n.nets];
+    new[ZERO as usize] = ZERO;
+    new[ONE as usize] = ONE;
+    let mut next = 2;
+    let mut touch = |x: u32| {
+        if new[x as usize] == NEW {
+            new[x as usize] = next;
+            next += 1;
+        }
+    };
+    let cells = |order: Vec<usize>| {
+        order.into_iter().flat_map(|k| {
+            let c = &n.cells[k];
+            let arity = c.kind.arity();
+            c.inputs.into_iter().take(arity).chain([c.out])
+        })
+    };
+    for x in cells(depth_first(n, &pre)) {
+        touch(x);
+    }
+    for f in &n.flip_flops {
+        touch(f.d);
+        touch(f.q);
+    }
+    for x in cells(depth_first(n, &post)) {
+        touch(x);
+    }
+    for x in 0..n.nets as u32 {
+        touch(x);
+    }
+    Ok(new)
 }
 
 /// The flit on the output nets `o` in lane `bi` of a block of 64 lanes

@@ -61,7 +61,7 @@ fn expr(kind: Gate, [a, b, s]: [&str; 3]) -> String {
 /// `cells` in an order where each follows the cells of `cells` that drive
 /// its inputs and comes as soon after them as it can (depth first): a
 /// value is used soon after it is made, so most stay in registers.
-fn depth_first(n: &Netlist, cells: &[usize]) -> Vec<usize> {
+pub fn depth_first(n: &Netlist, cells: &[usize]) -> Vec<usize> {
     let mut driver = vec![usize::MAX; n.nets];
     for &k in cells {
         driver[n.cells[k].out as usize] = k;

@@ -272,6 +272,42 @@ impl Netlist {
         Ok(n)
     }
 
+    /// The same netlist with net `x` renamed `new[x]` (`new` a permutation
+    /// of `0..nets` keeping [`ZERO`] and [`ONE`]); the cells and flip-flops
+    /// stay in their order.
+    pub fn renumbered(&self, new: &[u32]) -> Netlist {
+        let r = |x: u32| new[x as usize];
+        Netlist {
+            nets: self.nets,
+            ports: self
+                .ports
+                .iter()
+                .map(|(name, p)| {
+                    let bits = p.bits.iter().map(|&b| r(b)).collect();
+                    (name.clone(), PortBits { bits, ..*p })
+                })
+                .collect(),
+            cells: self
+                .cells
+                .iter()
+                .map(|c| Cell {
+                    inputs: c.inputs.map(r),
+                    out: r(c.out),
+                    ..*c
+                })
+                .collect(),
+            flip_flops: self
+                .flip_flops
+                .iter()
+                .map(|f| FlipFlop {
+                    d: r(f.d),
+                    q: r(f.q),
+                    ..*f
+                })
+                .collect(),
+        }
+    }
+
     /// The netlist in a compact binary form ([`Netlist::from_bytes`]), for
     /// the cache: reading it back takes far less than reading the JSON.
     pub fn to_bytes(&self) -> Vec<u8> {
