@@ -549,9 +549,10 @@ pub fn lapses(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resu
          outputs in the head, a router allocates the head in the cycle it arrives, so a \
          hop takes 1 cycle instead of 2, where LA-PROUD takes 4 instead of PROUD's 5. \
          Per hop that is half of our router's time against a fifth of PROUD's: the gain \
-         in cycles is, like the paper's, about one per router crossed (the source's and \
-         the destination's included), and in percent larger, because our hops are \
-         shorter. In ns the one-cycle router's clock is hardly slower \
+         in cycles is, like the paper's, close to one per router crossed (the source's \
+         and the destination's included), and in percent larger, because our hops are \
+         shorter; it shrinks a little with message length, as the paper's does, because \
+         longer messages wait more behind one another. In ns the one-cycle router's clock is hardly slower \
          (docs/performance.md, One cycle per router against two).\n\n",
     );
 
@@ -679,10 +680,11 @@ fn table_storage(
     md.push_str(
         "The economical and full tables hold exactly the relation the logic decoder \
          computes (every minimal output Duato permits), so they route as `none` does; the \
-         meta table of Figure 8(a) keeps, for another row, only the outputs permitted \
-         toward every node of that row, which on a mesh leaves only the hop along the \
-         columns toward the row: routing is deterministic (Y, then X within the row), the \
-         paper's Meta-Tbl Det.\n\n\
+         meta table of Figure 8(a) keeps, for another cluster, only the outputs \
+         permitted toward every node of that cluster. With rows Duato's escape channel \
+         (X first) is lost, so the checker takes columns: toward another column only the \
+         X hop remains, then Y within the column, deterministic XY routing, the paper's \
+         Meta-Tbl Det.\n\n\
          Figure 8(b)'s square clusters keep more: toward a cluster diagonal to the \
          router's, every node of it lies in the same quadrant, so the entry keeps both \
          productive directions and Duato's escape channel, and routing stays adaptive. \
