@@ -131,7 +131,7 @@ fn row_clusters_leave_only_the_y_port_for_other_rows() {
     let net = Network::new(Topology::Mesh, 2, 4).unwrap();
     let rel = Relation::new(Algorithm::Duato, net, 2).unwrap();
     // Rows lose Duato's escape channel, so the checker refuses them and
-    // the table routergen builds takes columns (Figure 8(b)) instead.
+    // the table routergen builds takes columns (Figure 8(a) turned) instead.
     let rows = MetaSplit::candidates(2).remove(0);
     assert_eq!(rows.cluster_dims(), 1..2);
     assert_eq!(meta_split(&rel).unwrap().cluster_dims(), 0..1);

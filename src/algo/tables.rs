@@ -16,7 +16,7 @@
 //!   the router's own cluster have one entry each, every other cluster one
 //!   entry shared by all its nodes, which can only hold the outputs permitted
 //!   for every node of that cluster (their intersection). In 2-D the clusters
-//!   are rows (LAPSES Figure 8(a)) or columns (Figure 8(b)). Size m * 2^(N/m) for m = 2 and a
+//!   are rows or columns (LAPSES Figure 8(a)), or squares (Figure 8(b)). Size m * 2^(N/m) for m = 2 and a
 //!   2^N-node network with N even (Table 5).
 //!
 //! Entry digit for dimension d: 0 for sign 0, 1 for +, 2 for -; entry index
@@ -262,7 +262,7 @@ impl MetaSplit {
     /// The splits tried, in order: the cluster id in the upper dimensions
     /// (the lower ceil(n/2) form the sub-cluster id: in 2-D the clusters
     /// are rows, LAPSES Figure 8a; about 2 sqrt(k^n) entries, Table 5),
-    /// then in the lower ones (2-D: columns, Figure 8b; dimension order
+    /// then in the lower ones (2-D: columns, Figure 8(a) turned; dimension order
     /// resolves them first, so its cluster entries keep its hop).
     pub fn candidates(dims: usize) -> Vec<MetaSplit> {
         let mut all = vec![
