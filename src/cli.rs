@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::spec::{
-    Addressing, Algorithm, BufferStorage, FlowControl, PathSelection, RouterDatapath, SpecInput,
-    TableStorage, Topology,
+    Addressing, Algorithm, BufferStorage, FlowControl, MetaClusters, PathSelection, RouterDatapath,
+    SpecInput, TableStorage, Topology,
 };
 
 /// The whole command line: a subcommand, or the generation flags.
@@ -496,6 +496,11 @@ pub struct SpecArgs {
     #[arg(long, value_name = "KIND")]
     pub table: Option<TableStorage>,
 
+    /// How a meta table groups the nodes: rows (whole dimensions, LAPSES
+    /// Figure 8(a)) or squares (k = b^2, Figure 8(b)) [default: rows].
+    #[arg(long, value_name = "KIND")]
+    pub meta_clusters: Option<MetaClusters>,
+
     /// Link flow control: credit or on-off [default: credit].
     #[arg(long, value_name = "KIND")]
     pub flow_control: Option<FlowControl>,
@@ -535,6 +540,7 @@ impl SpecArgs {
             lookahead: self.lookahead,
             path_selection: self.path_selection,
             table: self.table,
+            meta_clusters: self.meta_clusters,
             flow_control: self.flow_control,
             datapath: self.datapath,
             buffers: self.buffers,

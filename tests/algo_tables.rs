@@ -1,7 +1,7 @@
 //! Routing-table contents compiled from the relations (LAPSES §5).
 
 use routergen::algo::tables::{
-    economical, full, meta, meta_split, meta_with, signs_of, sizes, MetaSplit,
+    economical, full, meta, meta_split, meta_split_among, meta_with, signs_of, sizes, MetaSplit,
 };
 use routergen::algo::{Dir, Network, Port, Relation};
 use routergen::spec::{Algorithm, Topology};
@@ -131,7 +131,7 @@ fn row_clusters_leave_only_the_y_port_for_other_rows() {
     let net = Network::new(Topology::Mesh, 2, 4).unwrap();
     let rel = Relation::new(Algorithm::Duato, net, 2).unwrap();
     // Rows lose Duato's escape channel, so the checker refuses them and
-    // the table routergen builds takes columns (Figure 8(b)) instead.
+    // the table routergen builds takes columns (Figure 8(a) turned) instead.
     let rows = MetaSplit::candidates(2).remove(0);
     assert_eq!(rows.cluster_dims(), 1..2);
     assert_eq!(meta_split(&rel).unwrap().cluster_dims(), 0..1);
@@ -161,5 +161,91 @@ fn row_clusters_leave_only_the_y_port_for_other_rows() {
         for (i, e) in m.sub_cluster.iter().enumerate() {
             assert_eq!(e, &table[row * 4 + i]);
         }
+    }
+}
+
+// LAPSES §5.2.2, Figure 8(b): square clusters. The oracle is the paper's
+// definition worked out by hand on a 4x4 mesh with 2x2 clusters: node
+// (x, y) is in cluster (x div 2, y div 2) at sub-cluster (x mod 2, y mod
+// 2); a minimal route to a cluster diagonal to the router's keeps both
+// productive directions (every node of it lies in the same quadrant),
+// one in line keeps only the direction along the line.
+#[test]
+fn square_clusters_keep_both_productive_outputs_toward_a_diagonal_cluster() {
+    let net = Network::new(Topology::Mesh, 2, 4).unwrap();
+    let rel = Relation::new(Algorithm::Duato, net, 2).unwrap();
+    let squares = MetaSplit::squares(2, 2);
+    let rows = MetaSplit::candidates(2).remove(0);
+    let (mut diagonal, mut in_line) = (0, 0);
+    for node in 0..net.nodes() {
+        let (x, y) = (net.coord(node, 0), net.coord(node, 1));
+        let m = meta_with(&rel, &squares, node, &full(&rel, node));
+        let r = meta_with(&rel, &rows, node, &full(&rel, node));
+        assert_eq!((m.sub_cluster.len(), m.cluster.len()), (4, 4));
+        let table = full(&rel, node);
+        for dest in (0..net.nodes()).filter(|&d| d != node) {
+            let (dx, dy) = (net.coord(dest, 0), net.coord(dest, 1));
+            let (cx, cy) = (dx / 2, dy / 2);
+            assert_eq!(squares.cluster_of(&net, dest), (cx + 2 * cy) as usize);
+            assert_eq!(squares.sub_of(&net, dest), (dx % 2 + 2 * (dy % 2)) as usize);
+            let own = (cx, cy) == (x / 2, y / 2);
+            let entry = if own {
+                &m.sub_cluster[(dx % 2 + 2 * (dy % 2)) as usize]
+            } else {
+                &m.cluster[(cx + 2 * cy) as usize]
+            };
+            if own {
+                assert_eq!(entry, &table[dest as usize], "{node} -> {dest}");
+                continue;
+            }
+            let toward_x = if cx > x / 2 {
+                Some(E)
+            } else if cx < x / 2 {
+                Some(W)
+            } else {
+                None
+            };
+            let toward_y = if cy > y / 2 {
+                Some(N)
+            } else if cy < y / 2 {
+                Some(S)
+            } else {
+                None
+            };
+            let want: Vec<Port> = [toward_x, toward_y].into_iter().flatten().collect();
+            assert_eq!(ports(entry), want, "router {node}, destination {dest}");
+            if want.len() == 2 {
+                diagonal += 1;
+                // The row labelling keeps one output toward the same node.
+                let rc = r.split.cluster_of(&net, dest);
+                if rc != r.split.cluster_of(&net, node) {
+                    assert_eq!(ports(&r.cluster[rc]).len(), 1, "{node} -> {dest}");
+                }
+            } else {
+                in_line += 1;
+            }
+        }
+    }
+    assert!(diagonal > 0 && in_line > 0);
+}
+
+// Toward a cluster in line the entry keeps Duato's adaptive channel only
+// (the escape, X first, differs across the cluster); with the kept hops as
+// the escape there, the extended dependency graph has a cycle, so the
+// checker refuses the square clusters for Duato on a mesh.
+#[test]
+fn square_clusters_lose_duatos_escape_and_the_checker_refuses_them() {
+    for (k, b) in [(4, 2), (16, 4)] {
+        let net = Network::new(Topology::Mesh, 2, k).unwrap();
+        let rel = Relation::new(Algorithm::Duato, net, 2).unwrap();
+        let squares = MetaSplit::squares(2, b);
+        let m = meta_with(&rel, &squares, 0, &full(&rel, 0));
+        // Cluster (0, 1) is in line with node (0, 0)'s cluster (0, 0).
+        let north = &m.cluster[b as usize];
+        assert_eq!(ports(north), vec![N]);
+        assert!(north.iter().all(|h| !h.escape));
+        let why = meta_split_among(&rel, &[squares]).unwrap_err();
+        assert!(why.contains("keeps no escape channel"), "{why}");
+        assert!(why.contains("has a cycle"), "{why}");
     }
 }

@@ -601,6 +601,33 @@ fn lapses_study_at_quick_scale_keeps_its_invariants() {
         }
     }
     assert!(compared >= 6, "only {compared} look-ahead pairs compared");
+    // Table 3's one-cycle router (`--pipeline 1`): a head crosses each
+    // router one cycle sooner than in the 2-cycle router with look-ahead,
+    // so at load 0.2 its latency is lower by about the routers crossed,
+    // hops + 1 (the source's and the destination's included), contention
+    // aside.
+    let routers = mesh4_bound("uniform", 0.0) + 1.0;
+    for flits in [5, 20] {
+        let two = lat(&format!("uniform: table 3 {flits} flits LA"), 0.2).unwrap();
+        let one = lat(&format!("uniform: table 3 {flits} flits LA P1"), 0.2).unwrap();
+        let saved = two - one;
+        assert!(
+            saved > 0.5 * routers && saved < 2.0 * routers,
+            "{flits} flits: the one-cycle router saves {saved} cycles, not about {routers}"
+        );
+    }
+    // Table 4: Figure 8(b)'s squares on the 4x4 mesh are 2x2 clusters,
+    // which lose Duato's escape channel toward the clusters in line.
+    assert!(
+        r.markdown
+            .contains("4x4 mesh, `--table meta --meta-clusters squares` (Figure 8(b)): refused: "),
+        "{}",
+        r.markdown
+    );
+    assert!(r
+        .markdown
+        .contains("| look-ahead, 1 cycle | improvement, 1 cycle |"));
+    assert!(r.markdown.contains("paper Meta-Tbl Adp."));
 }
 
 /// Chien at quick scale (model clocks only): the bound on a 4x4 mesh, the

@@ -431,3 +431,83 @@ fn pipeline_1_is_built_with_lookahead_and_refused_by_name_elsewhere() {
     );
     rejects(&["--pipeline", "0"], &["--pipeline 0", "--pipeline 1 or 2"]);
 }
+
+/// `--meta-clusters`: rows is the default and changes nothing; squares
+/// (LAPSES Figure 8(b)) is refused by name without a meta table, in one
+/// dimension and for a radix that is not the square of a power of two, and
+/// where the deadlock checker does not prove the table's relation (Duato on
+/// a 4x4 mesh: its 2x2 clusters lose the escape channel toward the
+/// clusters in line, and the extended dependency graph has a cycle).
+#[test]
+fn meta_clusters_squares_are_refused_by_name_where_not_proved() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    let rows = [
+        "--algo",
+        "duato",
+        "--vcs",
+        "2",
+        "--table",
+        "meta",
+        "--meta-clusters",
+        "rows",
+    ];
+    let out = run_in(&a, &rows);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let name = "router_duato_mesh2d_k4_v2_w16_d4_meta";
+    assert!(a.join(format!("rtl/{name}.v")).exists(), "rtl/{name}.v");
+    assert!(read(&a, "routergen.toml").contains("meta_clusters = \"rows\""));
+    rejects(
+        &["--meta-clusters", "diagonal"],
+        &["diagonal", "rows", "squares"],
+    );
+    rejects(
+        &["--meta-clusters", "squares", "--table", "full"],
+        &["--meta-clusters squares", "--table full", "--table meta"],
+    );
+    rejects(
+        &[
+            "--meta-clusters",
+            "squares",
+            "--table",
+            "meta",
+            "--dims",
+            "1",
+        ],
+        &[
+            "--meta-clusters squares needs 2 or more dimensions",
+            "not 1",
+        ],
+    );
+    rejects(
+        &[
+            "--meta-clusters",
+            "squares",
+            "--table",
+            "meta",
+            "--radix",
+            "8",
+        ],
+        &["--radix 8", "4", "16", "--meta-clusters rows"],
+    );
+    // A spec validation accepts but routergen does not build: as for any
+    // meta table the checker refuses, the report says why and no RTL is
+    // written.
+    let b = tmp.path().join("b");
+    let mut squares = rows;
+    squares[7] = "squares";
+    let out = run_in(&b, &squares);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    for want in [
+        "router_duato_mesh2d_k4_v2_w16_d4_meta_sq",
+        "no RTL written",
+        "square clusters of side 2",
+        "keeps no escape channel",
+        "has a cycle",
+    ] {
+        assert!(said.contains(want), "{want}: {said}");
+    }
+    assert!(!b.join("rtl").exists());
+    assert!(read(&b, "routergen.toml").contains("meta_clusters = \"squares\""));
+}

@@ -4,8 +4,8 @@
 use proptest::prelude::*;
 use routergen::spec::names::Named;
 use routergen::spec::{
-    Addressing, Algorithm, BufferStorage, FlowControl, PathSelection, RouterDatapath, SpecInput,
-    TableStorage, Topology,
+    Addressing, Algorithm, BufferStorage, FlowControl, MetaClusters, PathSelection, RouterDatapath,
+    SpecInput, TableStorage, Topology,
 };
 use std::path::Path;
 
@@ -45,13 +45,14 @@ prop_compose! {
         lookahead in proptest::option::of(any::<bool>()),
         path_selection in pick::<PathSelection>(),
         table in pick::<TableStorage>(),
+        meta_clusters in pick::<MetaClusters>(),
         flow_control in pick::<FlowControl>(),
         datapath in pick::<RouterDatapath>(),
         buffers in pick::<BufferStorage>(),
         pipeline in proptest::option::of(prop_oneof![3 => 1i64..=2, 1 => any::<i64>()]),
     ) -> SpecInput {
         SpecInput { topology, dims, radix, algorithm, ports, vcs, flit_width, buffer_depth,
-                    addressing, lookahead, path_selection, table, flow_control, datapath,
+                    addressing, lookahead, path_selection, table, meta_clusters, flow_control, datapath,
                     buffers, pipeline }
     }
 }

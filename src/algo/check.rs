@@ -948,6 +948,19 @@ impl ChannelGraph for TableGraph<'_> {
     }
 }
 
+/// Which channels serve as Duato's routing subfunction R_1 when a routing
+/// table is proved ([`check_table_as`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableEscape {
+    /// The relation's escape channels, which every entry must keep.
+    Relation,
+    /// The relation's escape channels where an entry keeps one, and every
+    /// hop the entry keeps where it keeps none. Duato's theorem (survey
+    /// §4.2) holds for any connected routing subfunction, and this one is
+    /// connected: every entry keeps a minimal hop.
+    KeptWhereLost,
+}
+
 /// Proves the relation a routing table holds, `hops[node][dest]` (LAPSES
 /// §5.1.1: a meta table can only narrow the relation's outputs): every
 /// hop one the relation offers there (so minimal), at least one for every
@@ -956,8 +969,19 @@ impl ChannelGraph for TableGraph<'_> {
 /// channel dependency graph (or Duato's extended graph of the escape
 /// channels, survey §4.2) acyclic. `Err` names the first failure.
 pub fn check_table(rel: &Relation, hops: &[Vec<Vec<Hop>>]) -> Result<(), String> {
+    check_table_as(rel, hops, TableEscape::Relation)
+}
+
+/// [`check_table`] with the routing subfunction `escape` for relations
+/// with escape channels.
+pub fn check_table_as(
+    rel: &Relation,
+    hops: &[Vec<Vec<Hop>>],
+    escape: TableEscape,
+) -> Result<(), String> {
     let net = rel.net;
     let mut buf = Vec::new();
+    let mut lost = false;
     for node in 0..net.nodes() {
         for dest in (0..net.nodes()).filter(|&d| d != node) {
             let at = || format!("at {} toward {}", net.node_name(node), net.node_name(dest));
@@ -975,13 +999,39 @@ pub fn check_table(rel: &Relation, hops: &[Vec<Vec<Hop>>]) -> Result<(), String>
                 ));
             }
             if rel.has_escape() && !offered.iter().any(|h| h.escape) {
-                return Err(format!(
-                    "{} the table keeps no escape channel (Duato's proof needs one)",
-                    at()
-                ));
+                if escape == TableEscape::Relation {
+                    return Err(format!(
+                        "{} the table keeps no escape channel (Duato's proof needs one)",
+                        at()
+                    ));
+                }
+                lost = true;
             }
         }
     }
+    let widened: Vec<Vec<Vec<Hop>>>;
+    let hops = if lost {
+        widened = hops
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|entry| {
+                        let keeps = entry.iter().any(|h| h.escape);
+                        entry
+                            .iter()
+                            .map(|&h| Hop {
+                                escape: h.escape || !keeps,
+                                ..h
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        &widened
+    } else {
+        hops
+    };
     let g = TableGraph {
         net,
         idx: ChannelIndex::new(net, rel.vcs),

@@ -16,7 +16,7 @@
 //!   the router's own cluster have one entry each, every other cluster one
 //!   entry shared by all its nodes, which can only hold the outputs permitted
 //!   for every node of that cluster (their intersection). In 2-D the clusters
-//!   are rows (LAPSES Figure 8(a)) or columns (Figure 8(b)). Size m * 2^(N/m) for m = 2 and a
+//!   are rows or columns (LAPSES Figure 8(a)), or squares (Figure 8(b)). Size m * 2^(N/m) for m = 2 and a
 //!   2^N-node network with N even (Table 5).
 //!
 //! Entry digit for dimension d: 0 for sign 0, 1 for +, 2 for -; entry index
@@ -239,41 +239,63 @@ pub fn full_text(rel: &Relation, node: NodeId) -> String {
     s
 }
 
-/// How a two-level meta table splits the node id (LAPSES §5.1.1): the
-/// coordinates of the dimensions `sub` form the sub-cluster id, those of
-/// the other dimensions (one contiguous range) the cluster id.
+/// How a two-level meta table splits the node id (LAPSES §5.1.1). Whole
+/// dimensions (`square` = `None`): the coordinates of the dimensions `sub`
+/// form the sub-cluster id, those of the other dimensions (one contiguous
+/// range) the cluster id; in 2-D each cluster is a row or a column
+/// (Figure 8(a)). Squares (`square` = `Some(b)`, k = b^2): every
+/// coordinate is split, x div b into the cluster id and x mod b into the
+/// sub-cluster id, so each cluster is a b x ... x b block of the mesh
+/// (Figure 8(b): 4x4 clusters of a 16x16 mesh).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetaSplit {
-    /// Dimensions of the sub-cluster id.
+    /// Dimensions of the sub-cluster id (all of them for squares).
     pub sub: std::ops::Range<usize>,
     /// Dimensions of the network.
     pub dims: usize,
+    /// Side b of a square cluster, or `None` when clusters are whole
+    /// dimensions.
+    pub square: Option<u32>,
 }
 
 impl MetaSplit {
     /// The splits tried, in order: the cluster id in the upper dimensions
     /// (the lower ceil(n/2) form the sub-cluster id: in 2-D the clusters
     /// are rows, LAPSES Figure 8a; about 2 sqrt(k^n) entries, Table 5),
-    /// then in the lower ones (2-D: columns, Figure 8b; dimension order
+    /// then in the lower ones (2-D: columns, Figure 8(a) turned; dimension order
     /// resolves them first, so its cluster entries keep its hop).
     pub fn candidates(dims: usize) -> Vec<MetaSplit> {
         let mut all = vec![
             MetaSplit {
                 sub: 0..dims.div_ceil(2),
                 dims,
+                square: None,
             },
             MetaSplit {
                 sub: dims / 2..dims,
                 dims,
+                square: None,
             },
         ];
         all.dedup();
         all
     }
 
-    /// Dimensions of the cluster id.
+    /// Square clusters of side `side` over `dims` dimensions (LAPSES
+    /// Figure 8(b)); the radix must be `side` squared.
+    pub fn squares(dims: usize, side: u32) -> MetaSplit {
+        MetaSplit {
+            sub: 0..dims,
+            dims,
+            square: Some(side),
+        }
+    }
+
+    /// Dimensions of the cluster id (all of them for squares).
     pub fn cluster_dims(&self) -> std::ops::Range<usize> {
-        if self.sub.start == 0 {
+        if self.square.is_some() {
+            0..self.dims
+        } else if self.sub.start == 0 {
             self.sub.end..self.dims
         } else {
             0..self.sub.start
@@ -288,30 +310,59 @@ impl MetaSplit {
         })
     }
 
+    /// Index of `digit(coordinate)` over every dimension, base `b`, the
+    /// lowest dimension varying fastest.
+    fn index_of_digits(net: &Network, node: NodeId, b: u32, digit: impl Fn(u32) -> u32) -> usize {
+        (0..net.n()).rev().fold(0, |acc, d| {
+            acc * b as usize + digit(net.coord(node, d)) as usize
+        })
+    }
+
     /// The cluster `node` belongs to.
     pub fn cluster_of(&self, net: &Network, node: NodeId) -> usize {
-        Self::index_over(net, node, self.cluster_dims())
+        match self.square {
+            Some(b) => Self::index_of_digits(net, node, b, |x| x / b),
+            None => Self::index_over(net, node, self.cluster_dims()),
+        }
     }
 
     /// `node`'s index within its cluster.
     pub fn sub_of(&self, net: &Network, node: NodeId) -> usize {
-        Self::index_over(net, node, self.sub.clone())
+        match self.square {
+            Some(b) => Self::index_of_digits(net, node, b, |x| x % b),
+            None => Self::index_over(net, node, self.sub.clone()),
+        }
+    }
+
+    /// Values one coordinate of a sub-cluster id takes: b for squares, k
+    /// otherwise.
+    fn sub_base(&self, net: &Network) -> usize {
+        self.square.map_or(net.radix as usize, |b| b as usize)
     }
 
     /// Nodes per cluster: the sub-cluster entries of a table.
     pub fn per_cluster(&self, net: &Network) -> usize {
-        (net.radix as usize).pow(self.sub.len() as u32)
+        self.sub_base(net).pow(self.sub.len() as u32)
     }
 
     /// Clusters: the cluster entries of a table.
     pub fn clusters(&self, net: &Network) -> usize {
-        (net.radix as usize).pow(self.cluster_dims().len() as u32)
+        let base = match self.square {
+            Some(_) => net.radix as usize / self.sub_base(net),
+            None => net.radix as usize,
+        };
+        base.pow(self.cluster_dims().len() as u32)
     }
 
     /// `cluster id in dimensions 1..2`, for messages.
     pub fn describe(&self) -> String {
-        let c = self.cluster_dims();
-        format!("cluster id in dimensions {}..{}", c.start, c.end)
+        match self.square {
+            Some(b) => format!("square clusters of side {b}"),
+            None => {
+                let c = self.cluster_dims();
+                format!("cluster id in dimensions {}..{}", c.start, c.end)
+            }
+        }
     }
 }
 
@@ -396,18 +447,28 @@ pub fn meta_with(rel: &Relation, split: &MetaSplit, node: NodeId, table: &[Vec<H
 /// it fails. The router's meta table, its report and `routergen check
 /// --node` all take the split from here.
 pub fn meta_split(rel: &Relation) -> Result<MetaSplit, String> {
-    let fulls: Vec<Vec<Vec<Hop>>> = (0..rel.net.nodes()).map(|x| full(rel, x)).collect();
-    meta_split_of(rel, &fulls)
+    meta_split_among(rel, &MetaSplit::candidates(rel.net.n()))
 }
 
-/// [`meta_split`] given every node's full table.
-fn meta_split_of(rel: &Relation, fulls: &[Vec<Vec<Hop>>]) -> Result<MetaSplit, String> {
+/// [`meta_split`] among `candidates`, e.g. the square clusters of
+/// Figure 8(b) alone ([`MetaSplit::squares`]).
+pub fn meta_split_among(rel: &Relation, candidates: &[MetaSplit]) -> Result<MetaSplit, String> {
+    let fulls: Vec<Vec<Vec<Hop>>> = (0..rel.net.nodes()).map(|x| full(rel, x)).collect();
+    meta_split_of(rel, &fulls, candidates)
+}
+
+/// [`meta_split_among`] given every node's full table.
+fn meta_split_of(
+    rel: &Relation,
+    fulls: &[Vec<Vec<Hop>>],
+    candidates: &[MetaSplit],
+) -> Result<MetaSplit, String> {
+    use super::check::TableEscape;
     let net = rel.net;
-    let mut why = Vec::new();
-    for split in MetaSplit::candidates(net.n()) {
-        let restricted: Vec<Vec<Vec<Hop>>> = (0..net.nodes())
+    let restrict = |split: &MetaSplit| -> Vec<Vec<Vec<Hop>>> {
+        (0..net.nodes())
             .map(|x| {
-                let m = meta_with(rel, &split, x, &fulls[x as usize]);
+                let m = meta_with(rel, split, x, &fulls[x as usize]);
                 let own = split.cluster_of(&net, x);
                 (0..net.nodes())
                     .map(|d| {
@@ -420,10 +481,28 @@ fn meta_split_of(rel: &Relation, fulls: &[Vec<Vec<Hop>>]) -> Result<MetaSplit, S
                     })
                     .collect()
             })
-            .collect();
-        match super::check::check_table(rel, &restricted) {
-            Ok(()) => return Ok(split),
-            Err(e) => why.push(format!("with the {}: {e}", split.describe())),
+            .collect()
+    };
+    let mut why = Vec::new();
+    // A split whose entries keep the relation's escape channels first;
+    // then one proved with the kept hops as the escape where an entry
+    // lost it (square clusters always lose it toward the clusters in line
+    // with the router's).
+    for escape in [TableEscape::Relation, TableEscape::KeptWhereLost] {
+        if escape == TableEscape::KeptWhereLost && !rel.has_escape() {
+            break;
+        }
+        for split in candidates {
+            match super::check::check_table_as(rel, &restrict(split), escape) {
+                Ok(()) => return Ok(split.clone()),
+                Err(e) => why.push(match escape {
+                    TableEscape::Relation => format!("with the {}: {e}", split.describe()),
+                    TableEscape::KeptWhereLost => format!(
+                        "with the {} and its kept hops as the escape where it lost it: {e}",
+                        split.describe()
+                    ),
+                }),
+            }
         }
     }
     why.dedup();
@@ -546,7 +625,7 @@ pub fn sizes(rel: &Relation) -> Sizes {
     let mut conflict = None;
     let (mut narrowed, mut unroutable, mut escape_lost) = (0, 0, 0);
     let fulls: Vec<Vec<Vec<Hop>>> = (0..net.nodes()).map(|x| full(rel, x)).collect();
-    let (split, refused) = match meta_split_of(rel, &fulls) {
+    let (split, refused) = match meta_split_of(rel, &fulls, &MetaSplit::candidates(net.n())) {
         Ok(split) => (split, None),
         Err(why) => (MetaSplit::candidates(net.n()).remove(0), Some(why)),
     };

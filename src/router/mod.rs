@@ -371,7 +371,7 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
     match spec.table {
         TableStorage::Economical => table.es = Some(tables::economical(&table)?),
         TableStorage::Full => table.es = Some(tables::full(&rel, &table)?),
-        TableStorage::Meta => table.es = Some(tables::meta(&rel, &table)?),
+        TableStorage::Meta => table.es = Some(tables::meta(&rel, &table, spec.meta_clusters)?),
         _ => {}
     }
     if spec.lookahead {

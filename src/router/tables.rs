@@ -913,8 +913,17 @@ pub fn full(rel: &Relation, table: &CompiledTable) -> Result<EsContents> {
 /// as the upper dimensions (2-D: rows, LAPSES Figure 8a), then as the
 /// lower ones (2-D: columns; dimension order resolves them first, so its
 /// cluster entries keep its hop). Refused, with the checker's reasons,
-/// where neither holds.
-pub fn meta(rel: &Relation, table: &CompiledTable) -> Result<EsContents> {
+/// where neither holds. With `clusters` = squares (LAPSES Figure 8(b)) the
+/// square clusters alone are tried; where the checker proves them the
+/// router is refused as not built (its word lines compare whole
+/// coordinates), and the checker has proved them on no 2-D or 3-D mesh or
+/// torus routergen routes: toward a cluster in line with the router's, the
+/// entry keeps no escape channel.
+pub fn meta(
+    rel: &Relation,
+    table: &CompiledTable,
+    clusters: crate::spec::MetaClusters,
+) -> Result<EsContents> {
     let net = &rel.net;
     let nodes = net.nodes() as usize;
     if nodes > MAX_META_NODES {
@@ -924,7 +933,14 @@ pub fn meta(rel: &Relation, table: &CompiledTable) -> Result<EsContents> {
              none"
         )));
     }
-    let split = algo_tables::meta_split(rel).map_err(|why| {
+    let candidates = match clusters {
+        crate::spec::MetaClusters::Rows => algo_tables::MetaSplit::candidates(net.n()),
+        crate::spec::MetaClusters::Squares => {
+            let b = (1..=net.radix).find(|b| b * b == net.radix).unwrap_or(1);
+            vec![algo_tables::MetaSplit::squares(net.n(), b)]
+        }
+    };
+    let split = algo_tables::meta_split_among(rel, &candidates).map_err(|why| {
         Error::invalid(format!(
             "the meta routing table (LAPSES §5.1.1) cannot hold {}: a cluster entry keeps \
              only the outputs permitted toward every node of its cluster, and the relation \
@@ -932,6 +948,14 @@ pub fn meta(rel: &Relation, table: &CompiledTable) -> Result<EsContents> {
             rel.name()
         ))
     })?;
+    if split.square.is_some() {
+        return Err(Error::invalid(format!(
+            "the meta routing table with square clusters holds {} deadlock-free here, but \
+             its word lines are not built (they compare whole coordinates, not their \
+             halves): use --meta-clusters rows",
+            rel.name()
+        )));
+    }
     let kind = TableKind::Meta {
         sub_lo: split.sub.start,
         sub_hi: split.sub.end,

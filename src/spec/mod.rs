@@ -72,6 +72,20 @@ named_enum!(
 );
 
 named_enum!(
+    /// How a meta table groups the nodes into clusters (LAPSES §5.2.2,
+    /// Figure 8).
+    MetaClusters, "meta-table clusters", {
+        /// Whole dimensions form the cluster id: in 2-D each cluster is a
+        /// row or a column (Figure 8(a), the paper's Meta-Tbl Det.).
+        Rows => "rows" ["dimensions"],
+        /// Every coordinate is split, x div b into the cluster id and x
+        /// mod b into the sub-cluster id (k = b^2): each cluster is a
+        /// square (Figure 8(b), the paper's Meta-Tbl Adp.).
+        Squares => "squares" ["square"],
+    }
+);
+
+named_enum!(
     /// How the router's datapath is organized (Chien §5): one crossbar
     /// from every input to every output, or small routers chained by
     /// flow-controlled channels, one per dimension (Figure 5) or per
@@ -168,6 +182,8 @@ pub struct SpecInput {
     pub path_selection: Option<PathSelection>,
     /// Where the routing decision comes from (`--table`).
     pub table: Option<TableStorage>,
+    /// How a meta table groups the nodes (`--meta-clusters`).
+    pub meta_clusters: Option<MetaClusters>,
     /// Link-level flow control (`--flow-control`).
     pub flow_control: Option<FlowControl>,
     /// Datapath organization (`--datapath`).
@@ -206,6 +222,9 @@ pub struct RouterSpec {
     pub path_selection: PathSelection,
     /// Where the routing decision comes from (LAPSES §5).
     pub table: TableStorage,
+    /// How a meta table groups the nodes into clusters (LAPSES Figure 8;
+    /// rows unless the table is a meta table).
+    pub meta_clusters: MetaClusters,
     /// Link-level flow control.
     pub flow_control: FlowControl,
     /// Datapath organization (Chien §5).
@@ -257,6 +276,7 @@ impl SpecInput {
             lookahead: over.lookahead.or(self.lookahead),
             path_selection: over.path_selection.or(self.path_selection),
             table: over.table.or(self.table),
+            meta_clusters: over.meta_clusters.or(self.meta_clusters),
             flow_control: over.flow_control.or(self.flow_control),
             datapath: over.datapath.or(self.datapath),
             buffers: over.buffers.or(self.buffers),
@@ -450,6 +470,11 @@ impl SpecInput {
             }
             _ => {}
         }
+        let meta_clusters = self.meta_clusters.unwrap_or(MetaClusters::Rows);
+        pick("meta_clusters", self.meta_clusters.is_some());
+        if meta_clusters == MetaClusters::Squares {
+            squares_allowed(table, dims, radix)?;
+        }
 
         let lookahead = self.lookahead.unwrap_or(false);
         pick("lookahead", self.lookahead.is_some());
@@ -520,6 +545,7 @@ impl SpecInput {
             lookahead,
             path_selection,
             table,
+            meta_clusters,
             flow_control,
             datapath,
             buffers,
@@ -675,6 +701,40 @@ fn pipeline_allowed(
     Ok(())
 }
 
+/// Whether Figure 8(b)'s square clusters fit: a meta table, two or more
+/// dimensions, and k = b^2 with b a power of two (so a coordinate's upper
+/// half of bits is its cluster coordinate and its lower half its
+/// sub-cluster coordinate).
+fn squares_allowed(table: TableStorage, dims: u32, radix: u32) -> Result<()> {
+    if table != TableStorage::Meta {
+        return Err(Error::invalid(format!(
+            "--meta-clusters squares groups the nodes of a meta table (LAPSES Figure 8(b)); \
+             --table {table} has no clusters: use --table meta, or leave --meta-clusters out"
+        )));
+    }
+    if dims < 2 {
+        return Err(Error::invalid(format!(
+            "--meta-clusters squares needs 2 or more dimensions (LAPSES Figure 8(b)), not \
+             {dims}: use --meta-clusters rows"
+        )));
+    }
+    let allowed: Vec<u32> = (1..=crate::limits::MAX_RADIX)
+        .filter(|&k| {
+            let b = (k as f64).sqrt().round() as u32;
+            b > 1 && b * b == k && b.is_power_of_two()
+        })
+        .collect();
+    if !allowed.contains(&radix) {
+        return Err(Error::invalid(format!(
+            "--meta-clusters squares needs k = b^2 with b a power of two (clusters of b^n \
+             nodes, LAPSES Figure 8(b)), not --radix {radix}: allowed --radix {} or \
+             --meta-clusters rows",
+            one_of(&allowed)
+        )));
+    }
+    Ok(())
+}
+
 /// Checks `value` lies in `lo..=hi`; the message names the flag and the range.
 fn in_range(flag: &str, value: i64, lo: i64, hi: i64, what: &str) -> Result<u32> {
     if value < lo || value > hi {
@@ -772,7 +832,7 @@ impl RouterSpec {
     /// `_abs` (absolute addressing without a table), `_la` (look-ahead),
     /// the path-selection heuristic where it is not the algorithm's default
     /// (`_lru`, `_lfu`, `_maxcredit`, `_minmux`, `_staticxy`), the table
-    /// (`_es`, `_full`, `_meta`), `_onoff`, `_bram` or `_lutram`, and the datapath
+    /// (`_es`, `_full`, `_meta`, `_meta_sq` with square clusters), `_onoff`, `_bram` or `_lutram`, and the datapath
     /// (`_sliced`, `_vcports`).
     pub fn name(&self) -> String {
         let topo = match self.topology {
@@ -804,6 +864,9 @@ impl RouterSpec {
             TableStorage::Full => "_full",
             TableStorage::Meta => "_meta",
         });
+        if self.meta_clusters == MetaClusters::Squares {
+            name.push_str("_sq");
+        }
         if self.flow_control == FlowControl::OnOff {
             name.push_str("_onoff");
         }
@@ -826,7 +889,7 @@ impl RouterSpec {
 
     /// `key = value` lines, with `(default)` after the values the user left out.
     pub fn describe(&self, defaulted: &[&str]) -> String {
-        let rows: [(&str, String); 16] = [
+        let rows: [(&str, String); 17] = [
             ("topology", self.topology.to_string()),
             ("dims", self.dims.to_string()),
             ("radix", self.radix.to_string()),
@@ -848,6 +911,7 @@ impl RouterSpec {
             ("lookahead", self.lookahead.to_string()),
             ("path_selection", self.path_selection.to_string()),
             ("table", self.table.to_string()),
+            ("meta_clusters", self.meta_clusters.to_string()),
             ("flow_control", self.flow_control.to_string()),
             ("datapath", self.datapath.to_string()),
             ("buffers", self.buffers.to_string()),

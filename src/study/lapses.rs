@@ -9,10 +9,14 @@
 //! - Table 4: routing-table storage (§5.2.2): economical, full, meta.
 //!
 //! The paper's PROUD router takes 5 cycles per hop and LA-PROUD 4 (Table
-//! 2: look-ahead removes the table-lookup stage). routergen's router
-//! decodes and allocates in one cycle whether or not it looks ahead
-//! (docs/router.md, "Look-ahead routing"), so its look-ahead saves no
-//! cycle: the page reports our figures and says so, never the paper's.
+//! 2: look-ahead removes the table-lookup stage). routergen's 2-cycle
+//! router decodes and allocates in one cycle whether or not it looks ahead
+//! (docs/router.md, "Look-ahead routing"), so there its look-ahead saves no
+//! cycle; Table 3 adds the router that allocates from the look-ahead field
+//! in the cycle the head arrives (`--pipeline 1`), one cycle per hop.
+//! Table 4 adds Figure 8(b)'s square clusters beside the rows of Figure
+//! 8(a), as far as the deadlock checker proves them. The page reports our
+//! figures, never the paper's.
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -184,7 +188,18 @@ fn router(
     psh: Option<PathSelection>,
     table: TableStorage,
 ) -> Result<RouterSpec> {
-    spec_of(SpecInput {
+    spec_of(input(side, algorithm, lookahead, psh, table))
+}
+
+/// [`router`]'s specification before validation.
+fn input(
+    side: u32,
+    algorithm: Algorithm,
+    lookahead: bool,
+    psh: Option<PathSelection>,
+    table: TableStorage,
+) -> SpecInput {
+    SpecInput {
         topology: Some(Topology::Mesh),
         dims: Some(2),
         radix: Some(i64::from(side)),
@@ -194,6 +209,22 @@ fn router(
         path_selection: psh,
         table: Some(table),
         ..SpecInput::default()
+    }
+}
+
+/// Table 3's router with look-ahead crossing a router in one cycle
+/// (`--pipeline 1`, docs/router.md): the head is allocated from its
+/// look-ahead field in the cycle it arrives.
+fn one_cycle_router(side: u32) -> Result<RouterSpec> {
+    spec_of(SpecInput {
+        pipeline: Some(1),
+        ..input(
+            side,
+            Algorithm::Duato,
+            true,
+            Some(PathSelection::StaticXy),
+            TableStorage::None,
+        )
     })
 }
 
@@ -363,8 +394,9 @@ pub fn lapses(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resu
     md.push_str(
         "LAPSES finds look-ahead 12-15% faster at low load (one pipeline stage of five \
          saved per hop) and Duato ahead of dimension order on the non-uniform patterns at \
-         high load. In routergen's router look-ahead saves no cycle (see Table 3 below), \
-         so the LA and NO LA columns are equal: what the simulation can show here is the \
+         high load. In routergen's 2-cycle router look-ahead saves no cycle (Table 3 \
+         below adds the one-cycle router, where it does), so the LA and NO LA columns \
+         are equal: what the simulation can show here is the \
          adaptivity.\n\n",
     );
 
@@ -433,20 +465,29 @@ pub fn lapses(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resu
     let _ = writeln!(
         md,
         "## Table 3: look-ahead against message length\n\nDuato (static path selection), \
-         uniform traffic, normalized load 0.2, {k}x{k} mesh; cycles.\n\n\
-         | flits | look-ahead | no look-ahead | improvement | paper look-ahead | paper no \
-         look-ahead | paper improvement |\n|---|---|---|---|---|---|---|"
+         uniform traffic, normalized load 0.2, {k}x{k} mesh; cycles. The first three \
+         columns are the 2-cycle router (`--pipeline 2`, the default), with and without \
+         look-ahead; the next two the router with look-ahead crossing a router in one \
+         cycle (`--pipeline 1 --lookahead`) and its gain over the 2-cycle router without \
+         look-ahead, in cycles and percent.\n\n\
+         | flits | look-ahead | no look-ahead | improvement | look-ahead, 1 cycle | \
+         improvement, 1 cycle | paper look-ahead | paper no look-ahead | paper \
+         improvement |\n|---|---|---|---|---|---|---|---|---|"
     );
     for &flits in &set.lengths {
         let mut lat = Vec::new();
-        for la in [true, false] {
-            let spec = router(
-                k,
-                Algorithm::Duato,
-                la,
-                Some(PathSelection::StaticXy),
-                TableStorage::None,
-            )?;
+        for (la, pipeline) in [(true, 2), (false, 2), (true, 1)] {
+            let spec = if pipeline == 1 {
+                one_cycle_router(k)?
+            } else {
+                router(
+                    k,
+                    Algorithm::Duato,
+                    la,
+                    Some(PathSelection::StaticXy),
+                    TableStorage::None,
+                )?
+            };
             let runs = sweep(
                 &spec,
                 Pattern::Uniform,
@@ -454,23 +495,41 @@ pub fn lapses(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resu
                 &[0.2],
                 set.cycles,
                 engine,
-                &|l| say(&format!("table 3, {flits} flits, look-ahead {la}"), l),
+                &|l| {
+                    say(
+                        &format!("table 3, {flits} flits, look-ahead {la}, pipeline {pipeline}"),
+                        l,
+                    )
+                },
             )?;
-            let label = format!("table 3 {flits} flits {}", if la { "LA" } else { "NO LA" });
+            let label = format!(
+                "table 3 {flits} flits {}",
+                match (la, pipeline) {
+                    (true, 1) => "LA P1",
+                    (true, _) => "LA",
+                    _ => "NO LA",
+                }
+            );
             all.extend(points(&net, &label, Pattern::Uniform, flits, &runs));
             lat.push(runs[0].1.as_ref().and_then(Stats::mean_latency));
         }
         let paper = TABLE_3.iter().find(|r| r.0 == flits);
-        let imp = match (lat[0], lat[1]) {
+        let gain = |with: Option<f64>, cycles: bool| match (with, lat[1]) {
+            (Some(a), Some(b)) if cycles => {
+                format!("{:.1} cycles, {:.1}%", b - a, 100.0 * (b - a) / b)
+            }
             (Some(a), Some(b)) => format!("{:.1}%", 100.0 * (b - a) / b),
             _ => "-".into(),
         };
         let f = |x: Option<f64>| x.map_or("-".into(), |v| format!("{v:.1}"));
         let _ = writeln!(
             md,
-            "| {flits} | {} | {} | {imp} | {} | {} | {} |",
+            "| {flits} | {} | {} | {} | {} | {} | {} | {} | {} |",
             f(lat[0]),
             f(lat[1]),
+            gain(lat[0], false),
+            f(lat[2]),
+            gain(lat[2], true),
             f(paper.map(|r| r.1)),
             f(paper.map(|r| r.2)),
             paper.map_or("-".into(), |r| format!("{}%", r.3))
@@ -485,8 +544,16 @@ pub fn lapses(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resu
          stage to remove: it decodes the route and allocates in the same cycle, two cycles \
          per router with or without look-ahead, and its look-ahead takes the decoder off \
          the allocation path (a shorter clock period, not a cycle fewer; \
-         docs/router.md). So our improvement in cycles is 0%; what look-ahead buys here \
-         must be measured in ns, as `routergen study chien` does for the algorithms.\n\n",
+         docs/router.md), so the 2-cycle router's improvement in cycles is 0%. The cycle \
+         look-ahead can save is the one `--pipeline 1` removes: with the next hop's \
+         outputs in the head, a router allocates the head in the cycle it arrives, so a \
+         hop takes 1 cycle instead of 2, where LA-PROUD takes 4 instead of PROUD's 5. \
+         Per hop that is half of our router's time against a fifth of PROUD's: the gain \
+         in cycles is, like the paper's, close to one per router crossed (the source's \
+         and the destination's included), and in percent larger, because our hops are \
+         shorter; it shrinks a little with message length, as the paper's does, because \
+         longer messages wait more behind one another. In ns the one-cycle router's clock is hardly slower \
+         (docs/performance.md, One cycle per router against two).\n\n",
     );
 
     // Table 4.
@@ -520,9 +587,12 @@ fn table_storage(
          20 flits; cycles. routergen builds the economical table (LAPSES §5.2.1) on meshes \
          of any size, the full table up to 64 nodes and the meta table up to 256 \
          (docs/limits.md), so the full table runs on the smaller mesh, beside the others on \
-         the same mesh. routergen's meta table takes the upper dimension as the cluster id: \
-         on a 2-D mesh each cluster is a row, Figure 8(a), the paper's Meta-Tbl Det. \
-         Figure 8(b)'s square clusters (Meta-Tbl Adp.) are not built.\n\n",
+         the same mesh. `meta` is routergen's default labelling, whole dimensions as the \
+         cluster id (`--meta-clusters rows`): on a 2-D mesh each cluster is a row or a \
+         column, Figure 8(a), the paper's Meta-Tbl Det. Figure 8(b)'s square clusters \
+         (`--meta-clusters squares`, the paper's Meta-Tbl Adp.) are built only where the \
+         deadlock checker proves the table's relation; the line under each mesh says what \
+         it found.\n\n",
     );
     let patterns = &set.table4_patterns;
     let mut sides = vec![set.side];
@@ -547,10 +617,20 @@ fn table_storage(
                 Err(e) => return Err(e),
             }
         }
+        let squares = square_clusters(side);
         let _ = writeln!(
             md,
-            "\n### {side}x{side} mesh\n\n| traffic | load | {} | paper Meta-Tbl Det. | paper \
-             Full-Tbl / Econ. |\n|---|---{}|---|---|",
+            "- {side}x{side} mesh, `--table meta --meta-clusters squares` (Figure 8(b)): {}",
+            match &squares {
+                Ok(()) => "proved deadlock-free".to_string(),
+                Err(why) => format!("refused: {why}"),
+            }
+        );
+        let _ = writeln!(
+            md,
+            "\n### {side}x{side} mesh\n\n| traffic | load | {} | `meta` squares | paper \
+             Meta-Tbl Adp. | paper Meta-Tbl Det. | paper Full-Tbl / Econ. |\n|---|---{}|---|\
+             ---|---|---|",
             built
                 .iter()
                 .map(|(t, _)| format!("`{t}`"))
@@ -586,8 +666,10 @@ fn table_storage(
                 let cells: Vec<String> = sweeps.iter().map(|r| cell(r, load)).collect();
                 let _ = writeln!(
                     md,
-                    "| {pattern} | {load} | {} | {} | {} |",
+                    "| {pattern} | {load} | {} | {} | {} | {} | {} |",
                     cells.join(" | "),
+                    if squares.is_ok() { "" } else { "refused" },
+                    f(paper.map(|r| r.2)),
                     f(paper.map(|r| r.3)),
                     f(paper.map(|r| r.4))
                 );
@@ -598,10 +680,49 @@ fn table_storage(
     md.push_str(
         "The economical and full tables hold exactly the relation the logic decoder \
          computes (every minimal output Duato permits), so they route as `none` does; the \
-         meta table of Figure 8(a) keeps, for another row, only the outputs permitted \
-         toward every node of that row, which on a mesh leaves only the hop along the \
-         columns toward the row: routing is deterministic (Y, then X within the row), the \
-         paper's Meta-Tbl Det.\n",
+         meta table of Figure 8(a) keeps, for another cluster, only the outputs \
+         permitted toward every node of that cluster. With rows Duato's escape channel \
+         (X first) is lost, so the checker takes columns: toward another column only the \
+         X hop remains, then Y within the column, deterministic XY routing, the paper's \
+         Meta-Tbl Det.\n\n\
+         Figure 8(b)'s square clusters keep more: toward a cluster diagonal to the \
+         router's, every node of it lies in the same quadrant, so the entry keeps both \
+         productive directions and Duato's escape channel, and routing stays adaptive. \
+         Toward a cluster in line with the router's (the same cluster row or column), \
+         the destinations straddle the router's column or row, so the entry keeps only \
+         the adaptive channel along the line: the escape channel (dimension order, X \
+         first) differs across the cluster and is lost. That is the loss of adaptivity \
+         at the cluster boundaries the paper blames for Meta-Tbl Adp.'s early \
+         saturation (§5.2.2), and it is worse than congestion: with the escape gone \
+         from those entries, Duato's theorem no longer applies, and taking the kept \
+         adaptive channels as the escape instead leaves a cycle in the extended \
+         dependency graph (above), a deadlock that messages around a corner where four \
+         clusters meet can reach. routergen refuses to build such a router; the paper's \
+         simulated Meta-Tbl Adp. latencies, 1,024 cycles at load 0.1 on transpose \
+         traffic, are consistent with a network that seizes up.\n",
     );
     Ok(md)
+}
+
+/// Whether Figure 8(b)'s square clusters of the `side` x `side` mesh hold
+/// a relation the deadlock checker proves for Duato with V = 2: `Err` says
+/// why not (no square clusters when the side is not the square of a power
+/// of two, or the checker's failure).
+fn square_clusters(side: u32) -> std::result::Result<(), String> {
+    let b = (1..=side).find(|b| b * b == side && b.is_power_of_two());
+    let Some(b) = b else {
+        return Err(format!(
+            "no square clusters: the side {side} is not the square of a power of two"
+        ));
+    };
+    let net = Network::new(Topology::Mesh, 2, side).map_err(|e| e.to_string())?;
+    let rel = crate::algo::Relation::new(Algorithm::Duato, net, 2).map_err(|e| e.to_string())?;
+    crate::algo::tables::meta_split_among(&rel, &[crate::algo::tables::MetaSplit::squares(2, b)])
+        .map(|_| ())
+        .map_err(|why| {
+            format!(
+                "a cluster entry keeps only the outputs permitted toward every node of its \
+                 cluster, and the relation so restricted fails the deadlock checker {why}"
+            )
+        })
 }
