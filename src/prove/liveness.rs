@@ -128,3 +128,56 @@ pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
         cex_engine: "abc bmc3",
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The liveness proof reads registers and wires the generated router
+    /// has (each probe's register module, or `pop` in the input VC's
+    /// flow-control unit), and its cut point names the buffers' data
+    /// registers, every one of them.
+    #[test]
+    fn liveness_probes_and_cuts_name_the_routers_registers() {
+        let spec = crate::prove::router::tests::dor_3x3_v2_d2();
+        let p = proof(&spec).unwrap().expect("a liveness proof");
+        let name = spec.name();
+        let core = format!("{name}_core");
+        let rtl = p.source(&format!("{name}.v")).unwrap();
+        let vcs = spec.physical_ports() as usize * 2;
+        assert_eq!(p.probes.len(), 7 * vcs);
+        for (wire, reg) in &p.probes {
+            let path = reg.trim_start_matches("dut.core.");
+            if let Some(fcu) = path.strip_suffix(".pop") {
+                let at = rtl.find(&format!("module {core}${fcu}(")).unwrap();
+                let end = at + rtl[at..].find("endmodule").unwrap();
+                assert!(
+                    rtl[at..end].contains("pop = out_valid & out_ready;"),
+                    "{wire}"
+                );
+                continue;
+            }
+            let module = path.trim_end_matches("$q").replace('.', "$");
+            assert!(
+                rtl.contains(&format!("module {core}${module}(d,q,clock);")),
+                "{wire}: no {module}"
+            );
+        }
+        assert_eq!(p.cuts, vec![format!("{core}$fcu$*$slot_data$*")]);
+        let data = (0..vcs)
+            .flat_map(|i| (0..2).map(move |s| (i, s)))
+            .filter(|(i, s)| {
+                rtl.contains(&format!("module {core}$fcu${i}$slot_data${s}(d,q,clock);"))
+            })
+            .count();
+        assert_eq!(data, 2 * vcs, "a data register per slot of every input VC");
+        let sby = p.sby();
+        assert!(
+            sby.contains(&format!(
+                "proc\ncutpoint {core}$fcu$*$slot_data$*\nflatten\n"
+            )),
+            "{sby}"
+        );
+        assert!(sby.contains("prove: abc pdr"), "{sby}");
+    }
+}

@@ -496,17 +496,13 @@ fn routing_checks(spec: &RouterSpec, table: &[BTreeMap<u64, u64>]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// The credit proof reads registers the generated router has: each
-    /// probe names a register module of the RTL (`fcu$i` with a `count`,
-    /// `credits$j`), one per input VC and one per output VC, with the
-    /// counters' widths; a flow-control unit without `count` leaves the
-    /// router without a credit proof rather than a job that cannot run.
-    #[test]
-    fn credit_proof_probes_name_the_routers_registers() {
-        let spec = crate::spec::SpecInput {
+    /// The router the proofs are measured on: dimension order on a 3x3
+    /// mesh, V 2, D 2 (5 ports, W 16).
+    pub(crate) fn dor_3x3_v2_d2() -> RouterSpec {
+        crate::spec::SpecInput {
             algorithm: Some(crate::spec::Algorithm::DimensionOrder),
             vcs: Some(2),
             buffer_depth: Some(2),
@@ -515,7 +511,17 @@ mod tests {
         }
         .resolve()
         .unwrap()
-        .spec;
+        .spec
+    }
+
+    /// The credit proof reads registers the generated router has: each
+    /// probe names a register module of the RTL (`fcu$i` with a `count`,
+    /// `credits$j`), one per input VC and one per output VC, with the
+    /// counters' widths; a flow-control unit without `count` leaves the
+    /// router without a credit proof rather than a job that cannot run.
+    #[test]
+    fn credit_proof_probes_name_the_routers_registers() {
+        let spec = dor_3x3_v2_d2();
         let p = credit_proof(&spec).unwrap().expect("a credit proof");
         let name = spec.name();
         let rtl = p.source(&format!("{name}.v")).unwrap();
