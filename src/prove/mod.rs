@@ -130,7 +130,8 @@ impl Proof {
 /// at the router's sizes (P, V, W, D, n, addressing, flow control,
 /// buffers, path selection; F is 2), skipping those whose proof is not
 /// written for this shape (the look-ahead mux's needs a mesh router's
-/// port count), then the router's own (credit flow control only).
+/// port count), then the router's own (credit flow control only): the
+/// bounded check, then the unbounded credit, liveness and order proofs.
 pub fn spec_proofs(spec: &crate::spec::RouterSpec) -> crate::error::Result<Vec<Proof>> {
     use crate::blocks::{BlockKind, BlockParams};
     use crate::spec::FlowControl;
