@@ -398,7 +398,7 @@ fn output_directory_router_liveness_proof_and_mutant() {
 /// through `make prove` in an output directory: it passes on the
 /// generated router and fails on one whose first input buffer shows its
 /// slot 0 when its front is slot 1 (a flit duplicated and one lost, with
-/// every credit still right: the credit proof passes on it).
+/// every credit still right: only the data path changes).
 #[test]
 #[ignore = "minutes: make prove"]
 fn output_directory_router_order_proof_and_mutants() {
