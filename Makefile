@@ -33,8 +33,9 @@ gen-time: router
 	bash testbench/generation-time.sh
 
 # Formal proofs of every block at its default sizes, the bounded router
-# checks, the router's credit proof and the router mutants they must catch
-# (docs/prove.md).
+# checks, the router's credit, liveness and order proofs and the router
+# mutants they must catch (docs/prove.md; the liveness and order jobs take
+# minutes each on a shared two-core machine).
 # `make test` runs the quick ones: every block's proof and mutant at small
 # sizes and one router job in an output directory. `prove-all` is the same
 # as `prove`.

@@ -176,13 +176,17 @@ fn expected_files(name: &str) -> Vec<PathBuf> {
         format!("tb/{name}_tb.cpp"),
         format!("tb/{name}_tb.v"),
         // The proof jobs of `make prove` (docs/prove.md): the router's
-        // harness and job, its credit proof's, and each block's RTL,
-        // harness and job.
+        // harness and job, its credit, liveness and order proofs', and
+        // each block's RTL, harness and job.
         "prove/abc-pdr.sh".into(),
         format!("prove/{name}.sby"),
         format!("prove/{name}_formal.sv"),
         format!("prove/{name}_credits.sby"),
         format!("prove/{name}_credits_formal.sv"),
+        format!("prove/{name}_liveness.sby"),
+        format!("prove/{name}_liveness_formal.sv"),
+        format!("prove/{name}_order.sby"),
+        format!("prove/{name}_order_formal.sv"),
     ]
     .iter()
     .map(PathBuf::from)

@@ -340,19 +340,27 @@ fn output_directory_router_mutants_caught() {
 #[test]
 #[ignore = "minutes: make prove"]
 fn output_directory_router_credit_proof_and_mutants() {
+    proved_then_mutants_fail(
+        "credits",
+        &[
+            ("credit_out = pop;", "credit_out = out_valid;"),
+            DROPS_A_FLIT,
+            COUNTS_3_CREDITS,
+        ],
+    );
+}
+
+/// `make prove PROOFS=NAME_job` in a moved output directory passes, then
+/// fails on each mutant of the router ([`each_mutant_fails`]).
+fn proved_then_mutants_fail(job: &str, mutants: &[(&str, &str)]) {
     if !tools() || !routergen::flows::require_tool("make") {
         return;
     }
     let (_tmp, dir, name) = moved_output_directory();
-    let job = format!("{name}_credits");
+    let job = format!("{name}_{job}");
     let (ok, text) = make_prove(&dir, &job);
     assert!(ok && text.contains(&format!("proved  {job}")), "{text}");
-    let mutants = [
-        ("credit_out = pop;", "credit_out = out_valid;"),
-        DROPS_A_FLIT,
-        COUNTS_3_CREDITS,
-    ];
-    each_mutant_fails(&dir, name, &job, &mutants);
+    each_mutant_fails(&dir, name, &job, mutants);
 }
 
 /// Plants each mutant (`from` replaced by `to` once in `rtl/NAME.v`) in
@@ -369,4 +377,26 @@ fn each_mutant_fails(dir: &std::path::Path, name: &str, job: &str, mutants: &[(&
             "the mutant {from} -> {to} passed:\n{text}"
         );
     }
+}
+
+/// The router's unbounded liveness proof (docs/prove.md, N = 20) through
+/// `make prove` in an output directory: it passes on the generated router.
+/// No mutant here: a counterexample needs more than 20 cycles, and neither
+/// PDR nor bmc3 found one on a starving router in minutes (docs/prove.md).
+#[test]
+#[ignore = "minutes: make prove"]
+fn output_directory_router_liveness_proof() {
+    proved_then_mutants_fail("liveness", &[]);
+}
+
+/// The router's unbounded order and conservation proof (docs/prove.md)
+/// through `make prove` in an output directory: it passes on the
+/// generated router and fails on one whose first input buffer shows its
+/// slot 0 when its front is slot 1 (a flit duplicated and one lost, with
+/// every credit still right: only the data path changes).
+#[test]
+#[ignore = "minutes: make prove"]
+fn output_directory_router_order_proof_and_mutants() {
+    let wrong_slot = ("out_data = slot_data$1$q;", "out_data = slot_data$0$q;");
+    proved_then_mutants_fail("order", &[wrong_slot]);
 }

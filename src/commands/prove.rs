@@ -62,7 +62,8 @@ fn run_proofs(proofs: &[Proof], out: Option<&Path>) -> Result<Outcome> {
 }
 
 /// Proves the blocks of the spec `args` describes, then the router's
-/// bounded properties and its credit proof ([`crate::prove::spec_proofs`]).
+/// bounded properties and its credit, liveness and order proofs
+/// ([`crate::prove::spec_proofs`]).
 pub fn run(args: &ProveArgs) -> Result<Outcome> {
     let spec = resolve_spec(&args.spec, SpecInput::default())?.spec;
     if spec.flow_control != FlowControl::Credit {

@@ -85,6 +85,7 @@ pub fn proof(kind: BlockKind, params: &BlockParams) -> Result<Proof> {
         bounded: false,
         properties,
         probes: Vec::new(),
+        cuts: Vec::new(),
         cex_engine: "smtbmc z3",
     })
 }

@@ -13,6 +13,8 @@
 //! bounded model check to [`Proof::cex_depth`] cycles to get a trace.
 
 pub mod blocks;
+pub mod liveness;
+pub mod order;
 pub mod router;
 
 /// One proof: the Verilog sources (RTL and harness) and the harness's top
@@ -39,6 +41,11 @@ pub struct Proof {
     /// reads no hierarchical references, so the job flattens the design and
     /// drives each wire from its register (`connect -set`).
     pub probes: Vec<(String, String)>,
+    /// Modules of the RTL made formal cut points before the design is
+    /// flattened (Yosys `cutpoint`, wildcards allowed): their outputs become
+    /// unconstrained in every cycle. That over-approximates the design, so
+    /// a safety property proved with the cuts holds without them.
+    pub cuts: Vec<String>,
     /// The engine of the `cex` task: `smtbmc z3`, or `abc bmc3` where Z3
     /// takes minutes per step (the whole router).
     pub cex_engine: &'static str,
@@ -98,8 +105,12 @@ impl Proof {
             let sv = if file.ends_with(".sv") { " -sv" } else { "" };
             s.push_str(&format!("read_verilog -formal{sv} {file}\n"));
         }
-        if !self.probes.is_empty() {
-            s.push_str(&format!("hierarchy -top {}\nproc\nflatten\n", self.top));
+        if !self.probes.is_empty() || !self.cuts.is_empty() {
+            s.push_str(&format!("hierarchy -top {}\nproc\n", self.top));
+            for m in &self.cuts {
+                s.push_str(&format!("cutpoint {m}\n"));
+            }
+            s.push_str("flatten\n");
             for (wire, reg) in &self.probes {
                 s.push_str(&format!("connect -set {wire} \\{reg}\n"));
             }
@@ -119,7 +130,8 @@ impl Proof {
 /// at the router's sizes (P, V, W, D, n, addressing, flow control,
 /// buffers, path selection; F is 2), skipping those whose proof is not
 /// written for this shape (the look-ahead mux's needs a mesh router's
-/// port count), then the router's own (credit flow control only).
+/// port count), then the router's own (credit flow control only): the
+/// bounded check, then the unbounded credit, liveness and order proofs.
 pub fn spec_proofs(spec: &crate::spec::RouterSpec) -> crate::error::Result<Vec<Proof>> {
     use crate::blocks::{BlockKind, BlockParams};
     use crate::spec::FlowControl;
@@ -155,6 +167,8 @@ pub fn spec_proofs(spec: &crate::spec::RouterSpec) -> crate::error::Result<Vec<P
     if spec.flow_control == FlowControl::Credit {
         list.push(router::proof(spec)?);
         list.extend(router::credit_proof(spec)?);
+        list.extend(liveness::proof(spec)?);
+        list.extend(order::proof(spec)?);
     }
     Ok(list)
 }

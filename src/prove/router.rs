@@ -128,6 +128,7 @@ endmodule
         bounded: true,
         properties,
         probes: Vec::new(),
+        cuts: Vec::new(),
         cex_engine: "smtbmc z3",
     })
 }
@@ -145,6 +146,55 @@ endmodule
 /// returned), and never a flit out without one. The environment is the
 /// bounded check's ([`proof`]) without payload tags or routing fields.
 pub fn credit_proof(spec: &RouterSpec) -> Result<Option<Proof>> {
+    let name = spec.name();
+    let top = format!("{name}_credits_formal");
+    let Some(mut h) = credit_harness(spec, &top)? else {
+        return Ok(None);
+    };
+    h.text.push_str("endmodule\n");
+    Ok(Some(Proof {
+        name: format!("{name}_credits"),
+        top,
+        sources: vec![
+            (format!("{name}.v"), h.rtl),
+            (format!("{name}_credits_formal.sv"), h.text),
+        ],
+        cex_depth: DEPTH,
+        bounded: false,
+        properties: credit_properties(),
+        probes: h.probes,
+        cuts: Vec::new(),
+        cex_engine: "abc bmc3",
+    }))
+}
+
+/// A harness on the router's ports and some internal registers.
+pub(crate) struct Harness {
+    /// The router's Verilog.
+    pub rtl: String,
+    /// The harness module, without its `endmodule`.
+    pub text: String,
+    /// (harness wire, register in the flattened design), [`Proof::probes`].
+    pub probes: Vec<(String, String)>,
+}
+
+/// The three properties of [`credit_harness`], for reports.
+pub(crate) fn credit_properties() -> Vec<String> {
+    vec![
+        "credit safety: never a flit out on a VC without a downstream credit".into(),
+        "input credits returned exactly once per flit: per input VC the sender's credits \
+         plus the buffer's occupancy equal D in every cycle"
+            .into(),
+        "per output VC the router's credit counter equals the downstream model's credits".into(),
+    ]
+}
+
+/// The credit proof's harness, module `top`; `None` when the router lacks the registers it reads (not
+/// credit flow control, not the unified datapath with flip-flop buffers).
+/// Per VC it keeps the sender's credits `sc{i}` (input VC i = p V + v)
+/// and the downstream model's credits `cr{i}` (output VC i), which the
+/// proofs built on it ([`super::liveness`], [`super::order`]) read.
+pub(crate) fn credit_harness(spec: &RouterSpec, top: &str) -> Result<Option<Harness>> {
     if spec.flow_control != FlowControl::Credit {
         return Ok(None);
     }
@@ -160,8 +210,7 @@ pub fn credit_proof(spec: &RouterSpec) -> Result<Option<Proof>> {
     let v = spec.vcs as usize;
     let d = spec.buffer_depth as usize;
     let c = bits_for(d + 1) + 1;
-    let top = format!("{name}_credits_formal");
-    let mut s = harness_head(spec, &top)?;
+    let mut s = harness_head(spec, top)?;
     let mut probes = Vec::new();
     for p in 0..ports {
         for vc in 0..v {
@@ -201,33 +250,17 @@ pub fn credit_proof(spec: &RouterSpec) -> Result<Option<Proof>> {
             "  always @(*) if (!init && !rst && p{p}_in_valid) assume(p{p}_in_vc < {v});"
         );
     }
-    s.push_str("endmodule\n");
-    Ok(Some(Proof {
-        name: format!("{name}_credits"),
-        top,
-        sources: vec![
-            (format!("{name}.v"), rtl),
-            (format!("{name}_credits_formal.sv"), s),
-        ],
-        cex_depth: DEPTH,
-        bounded: false,
-        properties: vec![
-            "credit safety: never a flit out on a VC without a downstream credit".into(),
-            "input credits returned exactly once per flit: per input VC the sender's credits \
-             plus the buffer's occupancy equal D in every cycle"
-                .into(),
-            "per output VC the router's credit counter equals the downstream model's credits"
-                .into(),
-        ],
+    Ok(Some(Harness {
+        rtl,
+        text: s,
         probes,
-        cex_engine: "abc bmc3",
     }))
 }
 
 /// Width of the register module `module`'s `d` input in the generated
 /// Verilog (a register of the router, `module NAME(d,q,clock);`), or
 /// `None` when the router has no such register.
-fn register_bits(rtl: &str, module: &str) -> Option<usize> {
+pub(crate) fn register_bits(rtl: &str, module: &str) -> Option<usize> {
     let at = rtl.find(&format!("module {module}(d,q,clock);"))?;
     let decl = rtl[at..].lines().find(|l| l.trim_end().ends_with(" d;"))?;
     match decl.split_once('[') {
@@ -238,7 +271,7 @@ fn register_bits(rtl: &str, module: &str) -> Option<usize> {
 
 /// The harness's module header (the router's ports as inputs, its
 /// outputs as wires), the router instance `dut` and the `init` prologue.
-fn harness_head(spec: &RouterSpec, top: &str) -> Result<String> {
+pub(crate) fn harness_head(spec: &RouterSpec, top: &str) -> Result<String> {
     let name = spec.name();
     let node_bits = crate::router::node_id_bits(spec)?;
     let ports = spec.physical_ports() as usize;
@@ -338,7 +371,7 @@ pub fn routing_table(spec: &RouterSpec) -> Result<Option<Vec<BTreeMap<u64, u64>>
 }
 
 /// Bits to number `n` things.
-fn bits_for(n: usize) -> usize {
+pub(crate) fn bits_for(n: usize) -> usize {
     (usize::BITS - n.saturating_sub(1).leading_zeros()).max(1) as usize
 }
 
@@ -463,17 +496,13 @@ fn routing_checks(spec: &RouterSpec, table: &[BTreeMap<u64, u64>]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// The credit proof reads registers the generated router has: each
-    /// probe names a register module of the RTL (`fcu$i` with a `count`,
-    /// `credits$j`), one per input VC and one per output VC, with the
-    /// counters' widths; a flow-control unit without `count` leaves the
-    /// router without a credit proof rather than a job that cannot run.
-    #[test]
-    fn credit_proof_probes_name_the_routers_registers() {
-        let spec = crate::spec::SpecInput {
+    /// The router the proofs are measured on: dimension order on a 3x3
+    /// mesh, V 2, D 2 (5 ports, W 16).
+    pub(crate) fn dor_3x3_v2_d2() -> RouterSpec {
+        crate::spec::SpecInput {
             algorithm: Some(crate::spec::Algorithm::DimensionOrder),
             vcs: Some(2),
             buffer_depth: Some(2),
@@ -482,7 +511,17 @@ mod tests {
         }
         .resolve()
         .unwrap()
-        .spec;
+        .spec
+    }
+
+    /// The credit proof reads registers the generated router has: each
+    /// probe names a register module of the RTL (`fcu$i` with a `count`,
+    /// `credits$j`), one per input VC and one per output VC, with the
+    /// counters' widths; a flow-control unit without `count` leaves the
+    /// router without a credit proof rather than a job that cannot run.
+    #[test]
+    fn credit_proof_probes_name_the_routers_registers() {
+        let spec = dor_3x3_v2_d2();
         let p = credit_proof(&spec).unwrap().expect("a credit proof");
         let name = spec.name();
         let rtl = p.source(&format!("{name}.v")).unwrap();
