@@ -141,7 +141,7 @@ pub fn measured_fmax(
     let report = match std::fs::read_to_string(&file) {
         Ok(text) => text,
         Err(_) if synth == Synth::CacheOnly => {
-            return Err(format!("not measured (no {})", file.display()))
+            return Err(format!("not measured (no {})", report_name(&file)))
         }
         Err(_) => {
             progress(&format!(
@@ -157,7 +157,16 @@ pub fn measured_fmax(
             text
         }
     };
-    fmax_of(&report, spec, target).map_err(|e| format!("{}: {e}", file.display()))
+    fmax_of(&report, spec, target).map_err(|e| format!("{e} ({})", report_name(&file)))
+}
+
+/// A cached report named as the page shows it: its file name, since the
+/// page sits beside the cache whatever directory it was written to.
+fn report_name(file: &Path) -> String {
+    file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// The Fmax of a `routergen synth --json` report, checked to be the
@@ -174,7 +183,10 @@ fn fmax_of(report: &str, spec: &RouterSpec, target: Target) -> std::result::Resu
         ));
     }
     if v["fits"] == false {
-        return Err(format!("does not fit the {}", target.part()));
+        return Err(format!(
+            "does not fit the {} in its scan wrapper",
+            target.part()
+        ));
     }
     v["fmax_mhz"]
         .as_f64()
@@ -559,6 +571,12 @@ mod tests {
         std::fs::write(&file, report(&spec.name(), "ice40-hx8k", false, 50.0)).unwrap();
         let e = measured_fmax(&spec, t, dir.path(), Synth::CacheOnly, &quiet).unwrap_err();
         assert!(e.contains("does not fit"), "{e}");
+        // The page names the report as it sits beside it, not this machine's path.
+        assert!(
+            e.contains(&format!("({}.ice40-hx8k.json)", spec.name())),
+            "{e}"
+        );
+        assert!(!e.contains(&*dir.path().to_string_lossy()), "{e}");
         std::fs::remove_file(&file).unwrap();
         let e = measured_fmax(&spec, t, dir.path(), Synth::CacheOnly, &quiet).unwrap_err();
         assert!(e.contains("not measured"), "{e}");
