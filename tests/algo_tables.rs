@@ -198,21 +198,16 @@ fn square_clusters_keep_both_productive_outputs_toward_a_diagonal_cluster() {
                 assert_eq!(entry, &table[dest as usize], "{node} -> {dest}");
                 continue;
             }
-            let toward_x = if cx > x / 2 {
-                Some(E)
-            } else if cx < x / 2 {
-                Some(W)
-            } else {
-                None
+            // The productive direction toward the cluster along one axis.
+            let toward = |c: u32, own: u32, plus: Port, minus: Port| match c.cmp(&own) {
+                std::cmp::Ordering::Greater => Some(plus),
+                std::cmp::Ordering::Less => Some(minus),
+                std::cmp::Ordering::Equal => None,
             };
-            let toward_y = if cy > y / 2 {
-                Some(N)
-            } else if cy < y / 2 {
-                Some(S)
-            } else {
-                None
-            };
-            let want: Vec<Port> = [toward_x, toward_y].into_iter().flatten().collect();
+            let want: Vec<Port> = [toward(cx, x / 2, E, W), toward(cy, y / 2, N, S)]
+                .into_iter()
+                .flatten()
+                .collect();
             assert_eq!(ports(entry), want, "router {node}, destination {dest}");
             if want.len() == 2 {
                 diagonal += 1;

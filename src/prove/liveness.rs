@@ -107,26 +107,20 @@ pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
                 .push((format!("{wire}{i}"), format!("dut.core.{reg}")));
         }
     }
-    h.text.push_str("endmodule\n");
     let mut properties = vec![format!(
         "liveness, bounded: an input VC's front flit whose packet holds an output VC with a \
          downstream credit leaves within {BOUND} cycles"
     )];
     properties.extend(credit_properties());
-    Ok(Some(Proof {
-        name: format!("{name}_liveness"),
-        top,
-        sources: vec![
-            (format!("{name}.v"), h.rtl),
-            (format!("{name}_liveness_formal.sv"), h.text),
-        ],
-        cex_depth: DEPTH + BOUND,
-        bounded: false,
+    let cuts = vec![format!("{core}$fcu$*$slot_data$*")];
+    Ok(Some(h.proof(
+        &name,
+        "liveness",
+        &top,
         properties,
-        probes: h.probes,
-        cuts: vec![format!("{core}$fcu$*$slot_data$*")],
-        cex_engine: "abc bmc3",
-    }))
+        DEPTH + BOUND,
+        cuts,
+    )))
 }
 
 #[cfg(test)]

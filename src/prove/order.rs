@@ -128,7 +128,6 @@ pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
             );
         }
     }
-    hs.text.push_str("endmodule\n");
     let mut properties = vec![
         "conservation: no flit of an input VC leaves that is not inside the router".to_string(),
         "order: a tracked flit (any flit of any input VC) leaves once, after every flit of its \
@@ -139,18 +138,12 @@ pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
             .into(),
     ];
     properties.extend(credit_properties());
-    Ok(Some(Proof {
-        name: format!("{name}_order"),
-        top,
-        sources: vec![
-            (format!("{name}.v"), hs.rtl),
-            (format!("{name}_order_formal.sv"), hs.text),
-        ],
-        cex_depth: DEPTH,
-        bounded: false,
+    Ok(Some(hs.proof(
+        &name,
+        "order",
+        &top,
         properties,
-        probes: hs.probes,
-        cuts: Vec::new(),
-        cex_engine: "abc bmc3",
-    }))
+        DEPTH,
+        Vec::new(),
+    )))
 }

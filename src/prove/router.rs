@@ -148,24 +148,17 @@ endmodule
 pub fn credit_proof(spec: &RouterSpec) -> Result<Option<Proof>> {
     let name = spec.name();
     let top = format!("{name}_credits_formal");
-    let Some(mut h) = credit_harness(spec, &top)? else {
+    let Some(h) = credit_harness(spec, &top)? else {
         return Ok(None);
     };
-    h.text.push_str("endmodule\n");
-    Ok(Some(Proof {
-        name: format!("{name}_credits"),
-        top,
-        sources: vec![
-            (format!("{name}.v"), h.rtl),
-            (format!("{name}_credits_formal.sv"), h.text),
-        ],
-        cex_depth: DEPTH,
-        bounded: false,
-        properties: credit_properties(),
-        probes: h.probes,
-        cuts: Vec::new(),
-        cex_engine: "abc bmc3",
-    }))
+    Ok(Some(h.proof(
+        &name,
+        "credits",
+        &top,
+        credit_properties(),
+        DEPTH,
+        Vec::new(),
+    )))
 }
 
 /// A harness on the router's ports and some internal registers.
@@ -176,6 +169,37 @@ pub(crate) struct Harness {
     pub text: String,
     /// (harness wire, register in the flattened design), [`Proof::probes`].
     pub probes: Vec<(String, String)>,
+}
+
+impl Harness {
+    /// The unbounded job `NAME_job` (PDR; `abc bmc3` to `cex_depth` for a
+    /// trace) of router `name`: the RTL and this harness, closed with its
+    /// `endmodule`, module `top`.
+    pub(crate) fn proof(
+        mut self,
+        name: &str,
+        job: &str,
+        top: &str,
+        properties: Vec<String>,
+        cex_depth: usize,
+        cuts: Vec<String>,
+    ) -> Proof {
+        self.text.push_str("endmodule\n");
+        Proof {
+            name: format!("{name}_{job}"),
+            top: top.to_string(),
+            sources: vec![
+                (format!("{name}.v"), self.rtl),
+                (format!("{top}.sv"), self.text),
+            ],
+            cex_depth,
+            bounded: false,
+            properties,
+            probes: self.probes,
+            cuts,
+            cex_engine: "abc bmc3",
+        }
+    }
 }
 
 /// The three properties of [`credit_harness`], for reports.
