@@ -3,9 +3,11 @@
 //! a hash of the Verilog, the script and the Yosys release), and every
 //! router of the network evaluated at once, bit-parallel: each net is one
 //! 64-bit word per 64 routers (lanes), so one word operation evaluates a
-//! gate of 64 routers. The words of 64 lanes form a block (word `net` of a
-//! block holds that net, the nets numbered in the order a cycle first
-//! touches them, `first_use`), blocks one after another. The gates run as
+//! gate of 64 routers. The words of 64 lanes form a block (the nets
+//! numbered in the order a cycle first touches them, `first_use`); up to
+//! four blocks form a group, in which the words of one net lie side by
+//! side, so that the compiled gates evaluate a net of the whole group in
+//! one SIMD operation ([`Layout`]); groups one after another. The gates run as
 //! generated C compiled once ([`Eval::Compiled`]) or as an interpreted op
 //! list ([`Eval::Interpreted`]), with the same results.
 //!
@@ -25,7 +27,7 @@
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
-use super::netlist::compiled::Compiled;
+use super::netlist::compiled::{Compiled, MAX_GROUP};
 use super::netlist::{Netlist, Program, ONE, ZERO};
 use super::network::{node_id, Engine, Flit, Outputs, Wiring};
 use crate::error::{Error, Result};
@@ -66,6 +68,40 @@ struct LinkGroup {
     shifts: Vec<(isize, Vec<u64>)>,
 }
 
+/// Where a block's word of a net lies: blocks of 64 lanes in groups of
+/// `group` (a power of two), the `group` words of a net side by side (a
+/// vector the compiled gates work on at once), each group `stride` nets
+/// long.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    group: usize,
+    /// log2 of `group`: the word of every access is found with shifts.
+    shift: u32,
+    stride: usize,
+}
+
+impl Layout {
+    fn new(group: usize, stride: usize) -> Layout {
+        debug_assert!(group.is_power_of_two());
+        Layout {
+            group,
+            shift: group.trailing_zeros(),
+            stride,
+        }
+    }
+
+    /// The word of net `net` in block `b`.
+    #[inline]
+    fn at(self, b: usize, net: usize) -> usize {
+        (((b >> self.shift) * self.stride + net) << self.shift) + (b & (self.group - 1))
+    }
+
+    /// Words per group.
+    fn group_words(self) -> usize {
+        self.stride << self.shift
+    }
+}
+
 /// How the gates are evaluated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Eval {
@@ -103,9 +139,12 @@ enum Gates {
 }
 
 impl Gates {
-    fn cycle(&mut self, v: &mut [u64], blocks: usize, stride: usize) {
+    /// One cycle of `groups` groups of `l` (interpreted: groups of one
+    /// block).
+    fn cycle(&mut self, v: &mut [u64], groups: usize, l: Layout) {
+        let (blocks, stride) = (groups, l.group_words());
         match self {
-            Gates::Compiled(c) => c.cycle(v, blocks, stride),
+            Gates::Compiled(c) => c.cycle(v, groups, stride),
             Gates::Interpreted {
                 pre,
                 post,
@@ -131,9 +170,10 @@ impl Gates {
         }
     }
 
-    fn post(&mut self, v: &mut [u64], blocks: usize, stride: usize) {
+    fn post(&mut self, v: &mut [u64], groups: usize, l: Layout) {
+        let (blocks, stride) = (groups, l.group_words());
         match self {
-            Gates::Compiled(c) => c.post(v, blocks, stride),
+            Gates::Compiled(c) => c.post(v, groups, stride),
             Gates::Interpreted { post, .. } => {
                 for b in v.chunks_exact_mut(stride).take(blocks) {
                     post.eval(b);
@@ -145,9 +185,10 @@ impl Gates {
 
 /// The network of routers as one bit-parallel netlist.
 pub struct NetlistEngine {
-    /// Blocks of 64 lanes, and words per block.
+    /// Blocks of 64 lanes, groups of them, and where their words lie.
     blocks: usize,
-    stride: usize,
+    groups: usize,
+    layout: Layout,
     lanes: usize,
     ports: usize,
     eval: Eval,
@@ -268,6 +309,15 @@ impl NetlistEngine {
         let blocks = lanes.div_ceil(64);
         // Whole cache lines per block.
         let stride = n.nets.div_ceil(8) * 8;
+        // Compiled gates work on up to four blocks at once (the
+        // interpreter on one); a group that is not full computes idle
+        // lanes.
+        let group = match eval {
+            Eval::Compiled => blocks.next_power_of_two().min(MAX_GROUP),
+            Eval::Interpreted => 1,
+        };
+        let groups = blocks.div_ceil(group);
+        let layout = Layout::new(group, stride);
         let port = |name: &str, input: bool| -> Result<Vec<u32>> {
             match n.ports.get(name) {
                 Some(p) if p.input == input => Ok(p.bits.clone()),
@@ -344,17 +394,17 @@ impl NetlistEngine {
                 )));
             }
         }
-        let mut v = vec![0u64; blocks * stride];
+        let mut v = vec![0u64; groups * layout.group_words()];
         // node_id is constant per lane; the table's write port (cfg_*) is
         // tied off, as in the other engines: tables load at reset.
         let ids: Vec<u64> = (0..nodes)
             .map(|node| node_id(spec, &w.net, node as u32))
             .collect();
-        for (b, block) in v.chunks_exact_mut(stride).enumerate() {
-            block[ONE as usize] = !0;
+        for b in 0..groups * group {
+            v[layout.at(b, ONE as usize)] = !0;
             for f in &n.flip_flops {
                 if f.init {
-                    block[f.q as usize] = !0;
+                    v[layout.at(b, f.q as usize)] = !0;
                 }
             }
             if let Some(p) = n.ports.get("node_id") {
@@ -362,7 +412,7 @@ impl NetlistEngine {
                     let id = ids[lane % nodes];
                     for (bit, &net) in p.bits.iter().enumerate() {
                         if id >> bit & 1 == 1 {
-                            block[net as usize] |= 1 << (lane % 64);
+                            v[layout.at(b, net as usize)] |= 1 << (lane % 64);
                         }
                     }
                 }
@@ -377,6 +427,7 @@ impl NetlistEngine {
                 &pre_cells,
                 &ffs,
                 &post_cells,
+                group,
             )?),
             Eval::Interpreted => {
                 let qs: std::collections::HashSet<u32> = ffs.iter().map(|f| f.1).collect();
@@ -443,7 +494,8 @@ impl NetlistEngine {
         let mut e = NetlistEngine {
             local_inputs,
             blocks,
-            stride,
+            groups,
+            layout,
             lanes,
             ports,
             eval,
@@ -456,7 +508,7 @@ impl NetlistEngine {
             links,
             out: Outputs::new(lanes, ports),
         };
-        e.gates.post(&mut e.v, blocks, stride);
+        e.gates.post(&mut e.v, groups, layout);
         e.sample();
         Ok(e)
     }
@@ -467,11 +519,11 @@ impl NetlistEngine {
     }
 
     fn gather_links(&mut self) {
-        let (blocks, stride) = (self.blocks, self.stride);
+        let (blocks, l) = (self.blocks, self.layout);
         let v = &mut self.v;
         for b in 0..blocks {
             for &n in &self.link_inputs {
-                v[b * stride + n] = 0;
+                v[l.at(b, n)] = 0;
             }
         }
         if blocks == 1 {
@@ -493,29 +545,30 @@ impl NetlistEngine {
                 for i in 0..blocks {
                     let mut x = 0;
                     for (d, mask) in &g.shifts {
-                        x |= window(v, src, blocks, stride, i as isize * 64 + d) & mask[i];
+                        x |= window(v, src, blocks, l, i as isize * 64 + d) & mask[i];
                     }
                     // The groups of one port cover disjoint lanes.
-                    v[i * stride + dst] |= x;
+                    v[l.at(i, dst)] |= x;
                 }
             }
         }
     }
 
     fn set_local(&mut self, inject: &[Flit], eject_credit: &[u32]) {
-        let stride = self.stride;
+        let l = self.layout;
         let p0 = &self.inputs[0];
         for b in 0..self.blocks {
             for &n in &self.local_inputs {
-                self.v[b * stride + n] = 0;
+                self.v[l.at(b, n)] = 0;
             }
         }
         for (lane, (f, &c)) in inject.iter().zip(eject_credit).enumerate() {
-            let (base, bit) = ((lane / 64) * stride, 1u64 << (lane % 64));
+            let (base, bit) = (l.at(lane / 64, 0), 1u64 << (lane % 64));
+            let g = l.group;
             if f.valid {
                 let mut set = |net: usize, on: bool| {
                     if on {
-                        self.v[base + net] |= bit;
+                        self.v[base + net * g] |= bit;
                     }
                 };
                 set(p0.valid, true);
@@ -536,7 +589,7 @@ impl NetlistEngine {
             if c != 0 {
                 for (b, &net) in p0.credit.iter().enumerate() {
                     if c >> b & 1 == 1 {
-                        self.v[base + net] |= bit;
+                        self.v[base + net * g] |= bit;
                     }
                 }
             }
@@ -547,13 +600,14 @@ impl NetlistEngine {
     /// lanes that drive a valid flit (the data of the others means
     /// nothing and is left 0).
     fn sample(&mut self) {
-        let (stride, lanes, ports) = (self.stride, self.lanes, self.ports);
+        let (l, lanes, ports) = (self.layout, self.lanes, self.ports);
         let out = &mut self.out;
         for &k in &out.valid {
             out.flits[k as usize] = Flit::default();
         }
         out.valid.clear();
-        for (wi, block) in self.v.chunks_exact(stride).take(self.blocks).enumerate() {
+        for wi in 0..self.blocks {
+            let block = Block::new(&self.v, l, wi);
             let hi = lanes.min(wi * 64 + 64);
             let live = if hi - wi * 64 == 64 {
                 !0
@@ -561,12 +615,12 @@ impl NetlistEngine {
                 (1u64 << (hi - wi * 64)) - 1
             };
             // Lanes in increasing order, ports in order within a lane.
-            let mut any = self.outputs.iter().fold(0, |a, o| a | block[o.valid]) & live;
+            let mut any = self.outputs.iter().fold(0, |a, o| a | block.word(o.valid)) & live;
             while any != 0 {
                 let bi = any.trailing_zeros() as usize;
                 any &= any - 1;
                 let lane = wi * 64 + bi;
-                let bit = |net: usize| (block[net] >> bi) & 1;
+                let bit = |net: usize| (block.word(net) >> bi) & 1;
                 for (p, o) in self.outputs.iter().enumerate() {
                     if bit(o.valid) == 0 {
                         continue;
@@ -597,7 +651,7 @@ impl NetlistEngine {
             out.credits[wi * 64 * ports..hi * ports].fill(0);
             for (p, o) in self.outputs.iter().enumerate() {
                 for (c, &net) in o.credit.iter().enumerate() {
-                    let mut x = block[net] & live;
+                    let mut x = block.word(net) & live;
                     while x != 0 {
                         let lane = wi * 64 + x.trailing_zeros() as usize;
                         x &= x - 1;
@@ -688,10 +742,33 @@ fn first_use(n: &Netlist) -> Result<Vec<u32>> {
     Ok(new)
 }
 
-/// The flit on the output nets `o` in lane `bi` of a block of 64 lanes
-/// (`block`: the block's words, indexed by net), valid or not.
-fn lane_flit(block: &[u64], o: &PortNets, bi: usize) -> Flit {
-    let bit = |net: usize| (block[net] >> bi) & 1;
+/// One block's words (64 lanes) of the engine's words.
+#[derive(Clone, Copy)]
+struct Block<'a> {
+    /// From the block's word of net 0 on.
+    v: &'a [u64],
+    group: usize,
+}
+
+impl<'a> Block<'a> {
+    fn new(v: &'a [u64], l: Layout, b: usize) -> Self {
+        Block {
+            v: &v[l.at(b, 0)..],
+            group: l.group,
+        }
+    }
+
+    /// The block's word of net `net`.
+    #[inline]
+    fn word(self, net: usize) -> u64 {
+        self.v[net * self.group]
+    }
+}
+
+/// The flit on the output nets `o` in lane `bi` of a block of 64 lanes,
+/// valid or not.
+fn lane_flit(block: Block<'_>, o: &PortNets, bi: usize) -> Flit {
+    let bit = |net: usize| (block.word(net) >> bi) & 1;
     let mut data = 0u64;
     for (b, &net) in o.data.iter().enumerate() {
         data |= bit(net) << b;
@@ -710,12 +787,12 @@ fn lane_flit(block: &[u64], o: &PortNets, bi: usize) -> Flit {
 }
 
 /// The 64 lanes of net `net` from lane `start` on, over `blocks` blocks
-/// of `stride` words (zero outside the lanes).
+/// laid out as `l` (zero outside the lanes).
 #[inline]
-fn window(v: &[u64], net: usize, blocks: usize, stride: usize, start: isize) -> u64 {
+fn window(v: &[u64], net: usize, blocks: usize, l: Layout, start: isize) -> u64 {
     let word = |k: isize| {
         if k >= 0 && (k as usize) < blocks {
-            v[k as usize * stride + net]
+            v[l.at(k as usize, net)]
         } else {
             0
         }
@@ -735,20 +812,20 @@ impl Engine for NetlistEngine {
     }
 
     fn step(&mut self, rst: bool, inject: &[Flit], eject_credit: &[u32]) {
-        let (blocks, stride) = (self.blocks, self.stride);
-        for b in 0..blocks {
-            self.v[b * stride + self.rst] = if rst { !0 } else { 0 };
+        let l = self.layout;
+        for b in 0..self.blocks {
+            self.v[l.at(b, self.rst)] = if rst { !0 } else { 0 };
         }
         self.set_local(inject, eject_credit);
         self.gather_links();
-        self.gates.cycle(&mut self.v, blocks, stride);
+        self.gates.cycle(&mut self.v, self.groups, l);
         self.sample();
     }
 
     /// Read from the lanes: [`NetlistEngine::sample`] keeps only valid flits.
     fn port_out(&self, k: usize) -> Flit {
         let (node, p) = (k / self.ports, k % self.ports);
-        let block = &self.v[(node / 64) * self.stride..];
+        let block = Block::new(&self.v, self.layout, node / 64);
         lane_flit(block, &self.outputs[p], node % 64)
     }
 }

@@ -71,7 +71,8 @@ impl EngineKind {
         match self {
             EngineKind::Rust => "rust-hdl models, in this process".to_string(),
             EngineKind::Netlist => format!(
-                "the router's Yosys gates, 64 routers per machine word, {}, in this process",
+                "the router's Yosys gates, 64 routers per machine word (up to 4 words an operation \
+                 with several blocks), {}, in this process",
                 match engine_netlist::Eval::default_here() {
                     engine_netlist::Eval::Compiled => format!(
                         "compiled to C by {}",

@@ -207,11 +207,12 @@ fn a_netlist_with_one_gate_changed_is_caught() {
     }
 }
 
-/// Five loads in the lanes of one netlist engine (five copies of the
-/// 4x4 mesh: 80 lanes, the fifth copy in a second block of words) give
-/// each the trace and figures of that load run alone, compiled and
-/// interpreted; a copy's traffic cannot leak into another's (every run
-/// checks each flit against its own packets).
+/// Nine loads in the lanes of one netlist engine (nine copies of the
+/// 4x4 mesh: 144 lanes in three blocks of words, which the compiled gates
+/// evaluate as one group of four with an idle block, copies straddling
+/// blocks) give each the trace and figures of that load run alone (one
+/// block), compiled and interpreted; a copy's traffic cannot leak into
+/// another's (every run checks each flit against its own packets).
 #[test]
 fn loads_in_the_lanes_of_one_pass_match_the_loads_run_alone() {
     let s = spec_on(Algorithm::DimensionOrder, Topology::Mesh, 2, 4, 1);
@@ -220,7 +221,7 @@ fn loads_in_the_lanes_of_one_pass_match_the_loads_run_alone() {
         measure: 400,
         ..cfg(s, 0.1)
     };
-    let loads = [0.1, 0.3, 0.5, 0.7, 0.9];
+    let loads = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
     let cfgs: Vec<SimConfig> = loads
         .iter()
         .map(|&load| SimConfig {
@@ -230,7 +231,8 @@ fn loads_in_the_lanes_of_one_pass_match_the_loads_run_alone() {
         .collect();
     let n = engine_netlist::netlist(&base.spec, "test", || base.table()).unwrap();
     for eval in [Eval::Compiled, Eval::Interpreted] {
-        let mut e = engine_netlist::NetlistEngine::from_netlist(&base.spec, &n, 5, eval).unwrap();
+        let mut e =
+            engine_netlist::NetlistEngine::from_netlist(&base.spec, &n, loads.len(), eval).unwrap();
         let together = run_many(&cfgs, &mut e, &Control::default()).unwrap();
         assert_eq!(together.len(), loads.len());
         for (c, r) in cfgs.iter().zip(&together) {
