@@ -116,14 +116,16 @@ pub fn render(spec: &RouterSpec, rtl: &str, files: &[PathBuf]) -> String {
             "tclass" => "routing table: an entry's VC class",
             "rptr" => "input port: round-robin pointer, the VC offered to VC allocation",
             "sptr" => "input port: round-robin pointer, the VC offered to switch allocation",
-            "valloc" | "salloc" | "xbar" if sliced => {
+            "valloc" | "salloc" | "salloc2" | "xbar" if sliced => {
                 "unified router's block, tied low (the slices route; synthesis removes it)"
             }
             s => block_info(s).title,
         };
         let chien = block_info(&stem)
             .chien
-            .filter(|_| !(sliced && ["valloc", "salloc", "xbar"].contains(&stem.as_str())))
+            .filter(|_| {
+                !(sliced && ["valloc", "salloc", "salloc2", "xbar"].contains(&stem.as_str()))
+            })
             .map(|m| format!(" (Chien: {})", m.abbrev()))
             .unwrap_or_default();
         let shown = if indexed {
@@ -175,9 +177,9 @@ fn file_role(path: &str, name: &str) -> String {
 
 /// Pipeline order for the instance list (docs/router.md, "Pipeline
 /// stages"); names not listed come last.
-const ORDER: [&str; 21] = [
+const ORDER: [&str; 22] = [
     "fcu", "dec", "ladec", "tmask", "tclass", "rptr", "valloc", "routed", "rport", "rvc", "rla",
-    "lamux", "sptr", "cok", "salloc", "xbar", "credits", "on", "busy", "slices", "vcc",
+    "lamux", "sptr", "cok", "salloc", "salloc2", "xbar", "credits", "on", "busy", "slices", "vcc",
 ];
 
 /// The core module's direct sub-module instances: name without its index,

@@ -155,6 +155,10 @@ pub fn block_info(stem: &str) -> BlockInfo {
             "VC controller: switch allocation",
             Some(Module::VcController),
         ),
+        "salloc2" => (
+            "VC controller: switch allocation, second choices",
+            Some(Module::VcController),
+        ),
         "credits" => (
             "VC controller: output VC credit counters",
             Some(Module::VcController),
@@ -192,8 +196,8 @@ pub fn block_info(stem: &str) -> BlockInfo {
 
 fn block_rank(stem: &str) -> usize {
     [
-        "fcu", "dec", "ladec", "valloc", "lamux", "sel", "xbar", "salloc", "credits", "on", "busy",
-        "routed", "rport", "rvc", "cok", "rla",
+        "fcu", "dec", "ladec", "valloc", "lamux", "sel", "xbar", "salloc", "salloc2", "credits",
+        "on", "busy", "routed", "rport", "rvc", "cok", "rla",
     ]
     .iter()
     .position(|s| *s == stem)

@@ -74,8 +74,11 @@ pub struct Unified<const W: usize> {
     rla: Vec<DFF<LaField>>,
     /// VC allocation: input ports to output ports (Chien's routing arbiter).
     valloc: RoutingArbiter,
-    /// Switch allocation: input ports to output ports, per flit.
+    /// Switch allocation: input ports to output ports, per flit; the
+    /// second arbiter matches the second choices of input ports whose
+    /// first is contended to the outputs no first choice asks for.
     salloc: RoutingArbiter,
+    salloc2: RoutingArbiter,
     xbar: Crossbar<W>,
     /// Per input VC: it holds an output VC, and which (port, VC).
     routed: Vec<DFF<Bit>>,
@@ -124,7 +127,8 @@ pub struct Unified<const W: usize> {
 }
 
 transparent_block!(
-    Unified<W>; tmask, tclass, fcu, dec, ladec, lamux, rla, valloc, salloc, xbar, routed, rport,
+    Unified<W>; tmask, tclass, fcu, dec, ladec, lamux, rla, valloc, salloc, salloc2, xbar, routed,
+    rport,
     rvc, busy, credits, on, cok, rptr, sptr
 );
 
@@ -223,6 +227,7 @@ impl<const W: usize> Unified<W> {
             rla: dffs(if la.is_some() { pv } else { 0 }),
             valloc: RoutingArbiter::new_unchecked(p, p, spec.path_selection),
             salloc: RoutingArbiter::new_unchecked(p, 1, PathSelection::StaticXy),
+            salloc2: RoutingArbiter::new_unchecked(p, 1, PathSelection::StaticXy),
             xbar: Crossbar::per_flit_linking_unchecked(p, &links),
             routed: dffs(pv),
             rport: dffs(pv),
@@ -350,6 +355,19 @@ impl<const W: usize> Unified<W> {
                 vb - 1
             ));
         }
+        for q in 0..self.p {
+            line(format!(
+                "reg tany${q}; reg [{}:0] tsel${q}; reg [{}:0] fsel${q}; reg sgo${q}; \
+                 reg [{}:0] pport${q}; reg [{}:0] tport${q};",
+                vb - 1,
+                vb - 1,
+                pb - 1,
+                pb - 1
+            ));
+            for c in 0..self.v {
+                line(format!("reg sready2${};", q * self.v + c));
+            }
+        }
         line("reg [255:0] msend0; reg [255:0] msend1;".into());
         for q in 0..self.p {
             line(format!("reg [{}:0] shown${q};", W - 1));
@@ -396,6 +414,8 @@ impl<const W: usize> Unified<W> {
         self.valloc.rst.next = rst;
         self.salloc.clock.next = clk;
         self.salloc.rst.next = rst;
+        self.salloc2.clock.next = clk;
+        self.salloc2.rst.next = rst;
         self.xbar.clock.next = clk;
         self.xbar.rst.next = rst;
     }
@@ -432,6 +452,7 @@ impl<const W: usize> Unified<W> {
         }
         line("    valloc$clock = clock; valloc$rst = rst;".into());
         line("    salloc$clock = clock; salloc$rst = rst;".into());
+        line("    salloc2$clock = clock; salloc2$rst = rst;".into());
         line("    xbar$clock = clock; xbar$rst = rst;".into());
         line("end".into());
     }
@@ -530,14 +551,16 @@ impl<const W: usize> Logic for Unified<W> {
                 r.clock.connect();
                 r.d.connect();
             }
-            for a in [&mut self.valloc, &mut self.salloc] {
+            for a in [&mut self.valloc, &mut self.salloc, &mut self.salloc2] {
                 a.req[q].connect();
                 a.out_free[q].connect();
                 a.out_credits[q].connect();
                 a.out_mux[q].connect();
             }
-            self.salloc.cand[q].connect();
-            self.salloc.cand_valid[q].connect();
+            for a in [&mut self.salloc, &mut self.salloc2] {
+                a.cand[q].connect();
+                a.cand_valid[q].connect();
+            }
             for j in 0..p {
                 self.valloc.cand[q * p + j].connect();
                 self.valloc.cand_valid[q * p + j].connect();
@@ -548,7 +571,7 @@ impl<const W: usize> Logic for Unified<W> {
             self.xbar.in_head[q].connect();
             self.xbar.in_tail[q].connect();
         }
-        for a in [&mut self.valloc, &mut self.salloc] {
+        for a in [&mut self.valloc, &mut self.salloc, &mut self.salloc2] {
             a.clock.connect();
             a.rst.connect();
         }
@@ -626,9 +649,15 @@ fn round_robin_verilog(
 /// Verilog for the signal `name(i)` of the input VC i = q V + c that input
 /// port q's routing round robin chose (`rsel$q`, VC 0 when none waits).
 fn by_rsel(q: usize, v: usize, name: impl Fn(usize) -> String) -> String {
+    by_sel(q, v, "rsel", name)
+}
+
+/// Verilog for the signal `name(i)` of the input VC i = q V + c that the
+/// choice `sel$q` names.
+fn by_sel(q: usize, v: usize, sel: &str, name: impl Fn(usize) -> String) -> String {
     let vb = VC_BITS;
     (1..v).rev().fold(name(q * v), |rest, c| {
-        format!("((rsel${q} == {vb}'d{c}) ? {} : {rest})", name(q * v + c))
+        format!("(({sel}${q} == {vb}'d{c}) ? {} : {rest})", name(q * v + c))
     })
 }
 

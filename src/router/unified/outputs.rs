@@ -22,7 +22,7 @@ impl<const W: usize> Unified<W> {
             io.out_head[o].next = self.xbar.out_head[o].val();
             io.out_tail[o].next = self.xbar.out_tail[o].val();
             for q in 0..p {
-                if self.salloc.grant_out[o * p + q].val() {
+                if s.grant_out[o * p + q] {
                     out_vc[o] |= s.sroute[q].1;
                 }
             }
@@ -44,7 +44,7 @@ impl<const W: usize> Unified<W> {
             line(format!("    out_vc${o} = {vb}'d0;"));
             for q in 0..p {
                 line(format!(
-                    "    if (salloc$grant_out${}) out_vc${o} = out_vc${o} | svc${q};",
+                    "    if (xbar$grant${}) out_vc${o} = out_vc${o} | svc${q};",
                     o * p + q
                 ));
             }
