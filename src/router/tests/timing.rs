@@ -350,3 +350,105 @@ fn with_pipeline_1_a_stream_of_back_to_back_packets_gets_one_flit_per_cycle() {
         }
     }
 }
+
+/// Second choices in switch allocation (docs/router.md, switch
+/// allocation): input port 2 of node (1,1) streams 16-flit packets on
+/// VC 0 to +x (port 1) and on VC 1 to the local port; the local input
+/// port streams to +x as well. When port 1 carries the local input's
+/// flit, port 2's first choice was either VC 1 (to the local port) or
+/// VC 0, contended, whose second choice VC 1 then takes the local port,
+/// which no first choice asks for: so whenever a body flit of VC 1 is
+/// ready, the local port never idles in such a cycle. A separable
+/// allocator without second choices idles it whenever port 2 chose VC 0
+/// and lost.
+#[test]
+fn a_port_that_loses_the_switch_sends_its_other_vc_to_an_idle_output() {
+    let s = spec(Algorithm::DimensionOrder, 4, 2);
+    let (v, d) = (2usize, s.buffer_depth as usize);
+    let mut r = Router::<16>::new(&s).unwrap();
+    crate::blocks::prepare(&mut r);
+    const LEN: usize = 16;
+    // (input port, VC, head, body base): to (3,1) by +x; here; to (2,1) by +x.
+    let streams = [
+        (2usize, 0usize, 0b010u64, 0xa0u64),
+        (2, 1, 0, 0xc0),
+        (0, 0, 0b001, 0xe0),
+    ];
+    let mut credits = [d; 3];
+    let mut sent = [0usize; 3];
+    let mut back = vec![false; r.ports() * v];
+    // Cycles in which each flit of VC 1 (stream 1) entered; how many left.
+    let (mut entered, mut left) = (Vec::new(), 0usize);
+    let (mut candidates, mut idle) = (0usize, Vec::new());
+    for cycle in 0..400usize {
+        let rst = cycle < 2;
+        r.rst.next = rst;
+        // Port 2 alternates its VCs (the other when one has no credit);
+        // port 0 sends whenever it may.
+        let first = cycle % 2;
+        let pick2 = [first, 1 - first].into_iter().find(|&k| credits[k] > 0);
+        let picks = [(2usize, pick2), (0, (credits[2] > 0).then_some(2))];
+        for &(q, pick) in &picks {
+            let pick = pick.filter(|_| !rst);
+            r.in_valid[q].next = pick.is_some();
+            if let Some(k) = pick {
+                let (_, c, head, base) = streams[k];
+                let i = sent[k] % LEN;
+                r.in_vc[q].next = (c as u64).into();
+                r.in_head[q].next = i == 0;
+                r.in_tail[q].next = i + 1 == LEN;
+                r.in_data[q].next = if i == 0 { head } else { base + i as u64 }.into();
+            } else {
+                r.in_head[q].next = false;
+                r.in_tail[q].next = false;
+            }
+        }
+        for (k, b) in back.iter().enumerate() {
+            r.out_credit[k].next = *b;
+        }
+        r.clock.next = Clock::from(false);
+        simulate(&mut r, 1000);
+        back.iter_mut().for_each(|b| *b = false);
+        for p in 0..r.ports() {
+            if r.out_valid[p].val() {
+                back[p * v + r.out_vc[p].val().to_u64() as usize] = true;
+            }
+        }
+        // A body flit of VC 1 is at its buffer's front, two cycles in.
+        let ready = left < entered.len() && entered[left] + 2 <= cycle && left % LEN != 0;
+        let x = r.out_data[1].val().to_u64();
+        let from_local = r.out_valid[1].val() && (x == 0 || (0xe1..0xf0).contains(&x));
+        if !rst && cycle >= 40 && ready && from_local {
+            candidates += 1;
+            if !r.out_valid[0].val() {
+                idle.push(cycle);
+            }
+        }
+        if r.out_valid[0].val() {
+            left += 1;
+        }
+        for &(q, pick) in &picks {
+            if let Some(k) = pick.filter(|_| !rst) {
+                credits[k] -= 1;
+                sent[k] += 1;
+                if k == 1 {
+                    entered.push(cycle);
+                }
+                let _ = q;
+            }
+        }
+        for (k, &(q, c, _, _)) in streams.iter().enumerate() {
+            if !rst && r.in_credit[q * v + c].val() {
+                credits[k] += 1;
+            }
+        }
+        r.clock.next = Clock::from(true);
+        simulate(&mut r, 1000);
+    }
+    eprintln!("{candidates} cycles with the local input's flit on +x and VC 1 ready; idle local port in {idle:?}");
+    assert!(candidates >= 20, "only {candidates} cycles to judge");
+    assert!(
+        idle.is_empty(),
+        "the local port idled beside a ready flit in cycles {idle:?}"
+    );
+}
