@@ -120,6 +120,23 @@ pub struct FlowControlUnit<const W: usize> {
     /// The routing fields of the flit after the oldest one: its low bits
     /// ([`FlowControlUnit::fields_in_flops`]), the others zero.
     pub after_data: Signal<Out, Bits<W>>,
+    /// The routing fields of the flit two places after the oldest one,
+    /// as `after_data` shows them (the router decodes it one cycle early).
+    pub third_data: Signal<Out, Bits<W>>,
+    /// Next cycle's oldest flit is the flit after the oldest (the oldest
+    /// leaves, two or more are held). With `front_takes_in` also low it
+    /// is the same one (or none).
+    pub front_takes_after: Signal<Out, Bit>,
+    /// Next cycle's oldest flit is the arriving one (it lands first, if
+    /// it is written).
+    pub front_takes_in: Signal<Out, Bit>,
+    /// Next cycle's flit after the oldest is the one two places on (the
+    /// oldest leaves, three or more are held). With `after_takes_in` also
+    /// low it is the same one (or none).
+    pub after_takes_third: Signal<Out, Bit>,
+    /// Next cycle's flit after the oldest is the arriving one (it lands
+    /// second, if it is written).
+    pub after_takes_in: Signal<Out, Bit>,
     /// The flits' data: D flip-flop slots, or with block RAM none.
     slot_data: Vec<DFF<Bits<W>>>,
     /// With block RAM (`BufferStorage::Bram`): the RAM (one), the flit of
@@ -350,6 +367,11 @@ impl<const W: usize> FlowControlUnit<W> {
             overflow: Signal::default(),
             after_head: Signal::default(),
             after_data: Signal::default(),
+            third_data: Signal::default(),
+            front_takes_after: Signal::default(),
+            front_takes_in: Signal::default(),
+            after_takes_third: Signal::default(),
+            after_takes_in: Signal::default(),
             after_mask: (0..1 - nstore).map(|_| Constant::new(low)).collect(),
             nothing: Constant::new(Bits::<W>::default()),
             slot_data: (0..d * (1 - nstore)).map(|_| DFF::default()).collect(),
@@ -521,11 +543,37 @@ impl<const W: usize> Logic for FlowControlUnit<W> {
                 self.after_data.next = self.slot_low[k].q.val();
             }
         }
+        self.third_data.next = self.nothing.val();
+        for k in 0..self._sd {
+            if self.rp_inc2.val() == self.slot[k].val() {
+                self.third_data.next = self.slot_data[k].q.val() & self.after_mask[0].val();
+            }
+        }
+        for k in 0..self._sl {
+            if self.rp_inc2.val() == self.slot[k].val() {
+                self.third_data.next = self.slot_low[k].q.val();
+            }
+        }
         for _k in 0..self._absent {
             self.after_head.next = false;
             self.after_data.next = self.nothing.val();
+            self.third_data.next = self.nothing.val();
         }
         self.pop.next = self.out_valid.val() & self.out_ready.val();
+        // Where the next front flit and the next flit after it come from,
+        // as the marks below take them.
+        self.front_takes_after.next = self.pop.val() & (self.count.q.val() != self.one.val());
+        self.front_takes_in.next = (self.pop.val() & (self.count.q.val() == self.one.val()))
+            | (!self.pop.val() & (self.count.q.val() == self.zero.val()));
+        self.after_takes_third.next = self.pop.val()
+            & (self.count.q.val() != self.one.val())
+            & (self.count.q.val() != self.two.val());
+        self.after_takes_in.next = (self.pop.val() & (self.count.q.val() == self.two.val()))
+            | (!self.pop.val() & (self.count.q.val() == self.one.val()));
+        for _k in 0..self._absent {
+            self.front_takes_in.next = false;
+            self.after_takes_in.next = false;
+        }
         // Full: refuse the flit, never overwrite (independent of the pop,
         // see the module documentation).
         self.push.next = self.in_valid.val() & (self.count.q.val() != self.depth.val());
@@ -726,7 +774,8 @@ mod tests {
     /// Reference unit written from the module doc; outputs in port order:
     /// data, valid, head, tail, credit_out, send_ok, overflow, after_head,
     /// after_data (the low [`FIELDS`] bits; [`STALE`] when fewer than two
-    /// flits are held: unspecified then).
+    /// flits are held: unspecified then), third_data (likewise, three),
+    /// front_takes_after, front_takes_in, after_takes_third, after_takes_in.
     const FIELDS: usize = 5;
     const STALE: u64 = u64::MAX;
 
@@ -767,6 +816,19 @@ mod tests {
                 u64::from(valid && !push),
                 u64::from(self.buf.get(1).is_some_and(|f| f.1)),
                 self.buf.get(1).map_or(STALE, |f| f.0 & ((1 << FIELDS) - 1)),
+                self.buf.get(2).map_or(STALE, |f| f.0 & ((1 << FIELDS) - 1)),
+                u64::from(pop && self.buf.len() >= 2),
+                u64::from(if pop {
+                    self.buf.len() == 1
+                } else {
+                    self.buf.is_empty()
+                }),
+                u64::from(pop && self.buf.len() >= 3),
+                u64::from(if pop {
+                    self.buf.len() == 2
+                } else {
+                    self.buf.len() == 1
+                }),
             ];
             if pop {
                 self.buf.pop_front();
@@ -826,8 +888,10 @@ mod tests {
                 if got[1] == 0 {
                     got[0] = 0;
                 }
-                if want[8] == STALE {
-                    got[8] = STALE;
+                for j in [8, 9] {
+                    if want[j] == STALE {
+                        got[j] = STALE;
+                    }
                 }
                 assert_eq!(got, want, "D={d} on_off={on_off} {storage} cycle {c}");
             }

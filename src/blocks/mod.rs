@@ -481,8 +481,10 @@ impl BlockKind {
                 (
                     "UNUSEDSIGNAL",
                     "each VC unit shows the flit after its oldest one (after_head, \
-                     after_data) for a router that routes it; the controller only \
-                     sends its VCs' flits in order and reads neither",
+                     after_data), the one after that (third_data) and where the next \
+                     ones come from (front_takes_*, after_takes_*) for a router that \
+                     routes them; the controller only sends its VCs' flits in order \
+                     and reads none of them",
                 ),
             ],
             BlockKind::RoutingArbiter => &[(

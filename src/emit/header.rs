@@ -177,9 +177,10 @@ fn file_role(path: &str, name: &str) -> String {
 
 /// Pipeline order for the instance list (docs/router.md, "Pipeline
 /// stages"); names not listed come last.
-const ORDER: [&str; 22] = [
-    "fcu", "dec", "ladec", "tmask", "tclass", "rptr", "valloc", "routed", "rport", "rvc", "rla",
-    "lamux", "sptr", "cok", "salloc", "salloc2", "xbar", "credits", "on", "busy", "slices", "vcc",
+const ORDER: [&str; 25] = [
+    "fcu", "dec", "indec", "fcand", "acand", "ladec", "tmask", "tclass", "rptr", "valloc",
+    "routed", "rport", "rvc", "rla", "lamux", "sptr", "cok", "salloc", "salloc2", "xbar",
+    "credits", "on", "busy", "slices", "vcc",
 ];
 
 /// The core module's direct sub-module instances: name without its index,

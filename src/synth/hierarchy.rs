@@ -133,7 +133,7 @@ pub struct BlockInfo {
 }
 
 /// The router's block instances by name (src/router: `fcu`, `dec`,
-/// `ladec`, `valloc`, `lamux`, `salloc`, `xbar`, `credits`, `on`, `busy`,
+/// `indec`, `fcand`, `acand`, `ladec`, `valloc`, `lamux`, `salloc`, `xbar`, `credits`, `on`, `busy`,
 /// `routed`, `rport`, `rvc`, `cok`, `rla`; `slices` in a sliced router, `vcc`
 /// with plane slices); other names are shown as they are. Chien's VC controller
 /// (Figure 1: it multiplexes the VCs onto the physical channel) is here the
@@ -145,6 +145,15 @@ pub fn block_info(stem: &str) -> BlockInfo {
             Some(Module::FlowControlUnit),
         ),
         "dec" => ("address decoder", Some(Module::AddressDecoder)),
+        "indec" => (
+            "address decoder of the arriving flit",
+            Some(Module::AddressDecoder),
+        ),
+        "fcand" => ("input VC: its front head's decoded route", None),
+        "acand" => (
+            "input VC: the decoded route of the flit after the front",
+            None,
+        ),
         "valloc" => (
             "routing arbiter (VC allocation)",
             Some(Module::RoutingArbiter),
@@ -196,8 +205,8 @@ pub fn block_info(stem: &str) -> BlockInfo {
 
 fn block_rank(stem: &str) -> usize {
     [
-        "fcu", "dec", "ladec", "valloc", "lamux", "sel", "xbar", "salloc", "salloc2", "credits",
-        "on", "busy", "routed", "rport", "rvc", "cok", "rla",
+        "fcu", "dec", "indec", "fcand", "acand", "ladec", "valloc", "lamux", "sel", "xbar",
+        "salloc", "salloc2", "credits", "on", "busy", "routed", "rport", "rvc", "cok", "rla",
     ]
     .iter()
     .position(|s| *s == stem)

@@ -452,3 +452,43 @@ fn a_port_that_loses_the_switch_sends_its_other_vc_to_an_idle_output() {
         "the local port idled beside a ready flit in cycles {idle:?}"
     );
 }
+
+/// Where VC allocation reads the permitted output VCs of a waiting head
+/// (docs/router.md, route computation): from the decoded routes kept in
+/// flip-flops (`fcand`, `acand`) when the route is decoded a cycle early,
+/// from a decoder's answer (`dec$i$cand`) with look-ahead (the local
+/// port) and one cycle per router. The scoreboards hold
+/// the two forms to the same behaviour; this holds each option to its
+/// form, so that the decoder does not come back onto the allocation path.
+#[test]
+fn vc_allocation_reads_the_decoded_route_from_flip_flops_where_it_is_decoded_early() {
+    let perm = |s: &RouterSpec| -> String {
+        core_verilog(s)
+            .expect("verilog")
+            .lines()
+            .filter(|l| l.trim_start().starts_with("wire perm$0$"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let base = spec(Algorithm::DimensionOrder, 4, 2);
+    let early = perm(&base);
+    assert!(
+        early.contains("fcand$") && early.contains("acand$") && !early.contains("dec$"),
+        "{early}"
+    );
+    for s in [
+        RouterSpec {
+            pipeline: 1,
+            ..base.clone()
+        },
+        lookahead(base.clone(), 16),
+    ] {
+        let late = perm(&s);
+        assert!(
+            late.contains("dec$") && !late.contains("fcand$"),
+            "pipeline {} look-ahead {}: {late}",
+            s.pipeline,
+            s.lookahead
+        );
+    }
+}

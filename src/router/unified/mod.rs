@@ -64,6 +64,15 @@ pub struct Unified<const W: usize> {
     /// allocation is the router's critical path); with look-ahead only the
     /// local port's (the others read their hop from the head flit).
     dec: Vec<AddressDecoder<W>>,
+    /// The decoded route kept in flip-flops ([`route`], `early`): per input
+    /// port a decoder of the arriving flit; per input VC i and output VC
+    /// k the permitted output VCs of its front flit (`fcand[i P V + k]`)
+    /// and of the flit after it (`acand`), set from the next state, the
+    /// decoders `dec` then reading the flit two places after the front.
+    /// Empty where the route is decoded in its cycle.
+    indec: Vec<AddressDecoder<W>>,
+    fcand: Vec<DFF<Bit>>,
+    acand: Vec<DFF<Bit>>,
     /// Look-ahead (LAPSES §3.2): per input port q and link output port j
     /// (but q's own link), a decoder of the field the head leaves by j
     /// with: the next router's ports; index `la_at[q P + j]`.
@@ -124,11 +133,16 @@ pub struct Unified<const W: usize> {
     /// empty input VC is routed and allocated in the cycle it arrives
     /// ([`route`]).
     bypass: bool,
+    /// The route of each input VC's waiting head decoded one cycle early
+    /// into flip-flops (`indec`, `fcand`, `acand`): without look-ahead,
+    /// tables or one cycle per router, whose decoders read what is not in
+    /// the buffer (the head's field, the table, the input pins).
+    early: bool,
 }
 
 transparent_block!(
-    Unified<W>; tmask, tclass, fcu, dec, ladec, lamux, rla, valloc, salloc, salloc2, xbar, routed,
-    rport,
+    Unified<W>; tmask, tclass, fcu, dec, indec, fcand, acand, ladec, lamux, rla, valloc, salloc, salloc2,
+    xbar, routed, rport,
     rvc, busy, credits, on, cok, rptr, sptr
 );
 
@@ -188,6 +202,7 @@ impl<const W: usize> Unified<W> {
                 .collect(),
             None => Vec::new(),
         };
+        let early = la.is_none() && es.is_none() && spec.pipeline != 1;
         Ok(Unified {
             tmask: dffs(entries * p),
             tclass: dffs(entries),
@@ -220,6 +235,9 @@ impl<const W: usize> Unified<W> {
             })
                 .map(|_| decoder())
                 .collect(),
+            indec: (0..if early { p } else { 0 }).map(|_| decoder()).collect(),
+            fcand: dffs(if early { pv * pv } else { 0 }),
+            acand: dffs(if early { pv * pv } else { 0 }),
             ladec,
             lamux: (0..if la.is_some() { p } else { 0 })
                 .map(|_| LookaheadMux::new_unchecked(fb, p))
@@ -255,6 +273,7 @@ impl<const W: usize> Unified<W> {
             ab: table.shape.dims * table.shape.field_bits,
             fb,
             bypass: spec.pipeline == 1,
+            early,
             la,
             la_at,
             links,
@@ -292,6 +311,7 @@ impl<const W: usize> Unified<W> {
         self.table_state_glue(io);
         self.busy_state_glue(rst, &alloc, &out_vc);
         self.credit_state_glue(io, &alloc, &out_vc);
+        self.route_state_glue();
     }
 
     /// The glue as Verilog, one always block per stage (inputs, routing,
@@ -331,6 +351,7 @@ impl<const W: usize> Unified<W> {
         self.table_state_verilog(&mut line);
         line("end".into());
         self.table_rom_verilog(&mut line);
+        self.route_state_verilog(&mut line);
         s.push('\n');
         s
     }
@@ -397,6 +418,9 @@ impl<const W: usize> Unified<W> {
         for r in self.on.iter_mut().chain(self.cok.iter_mut()) {
             r.clock.next = clk;
         }
+        for r in self.fcand.iter_mut().chain(self.acand.iter_mut()) {
+            r.clock.next = clk;
+        }
         for q in 0..self.p {
             self.rptr[q].clock.next = clk;
             self.sptr[q].clock.next = clk;
@@ -449,6 +473,11 @@ impl<const W: usize> Unified<W> {
         }
         for i in 0..self.rla.len() {
             line(format!("    rla${i}$clock = clock;"));
+        }
+        for j in 0..self.fcand.len() {
+            line(format!(
+                "    fcand${j}$clock = clock; acand${j}$clock = clock;"
+            ));
         }
         line("    valloc$clock = clock; valloc$rst = rst;".into());
         line("    salloc$clock = clock; salloc$rst = rst;".into());
@@ -529,7 +558,14 @@ impl<const W: usize> Logic for Unified<W> {
         connect_dffs(&mut self.cok);
         connect_dffs(&mut self.on);
         connect_dffs(&mut self.rla);
-        for d in self.dec.iter_mut().chain(self.ladec.iter_mut()) {
+        connect_dffs(&mut self.fcand);
+        connect_dffs(&mut self.acand);
+        for d in self
+            .dec
+            .iter_mut()
+            .chain(self.indec.iter_mut())
+            .chain(self.ladec.iter_mut())
+        {
             d.node_id.connect();
             d.in_data.connect();
             d.in_valid.connect();

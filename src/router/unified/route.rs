@@ -61,7 +61,22 @@ impl<const W: usize> Unified<W> {
             if behind[q] && !self.atomic_at(held) {
                 own[q] = Some(held * v + self.rvc[i].q.val().index());
             }
-            if q * v < self.dec.len() {
+            if self.early {
+                // Decoded a cycle early: the arriving flit, and the flit
+                // two places after each front (module documentation).
+                let x = &mut self.indec[q];
+                x.node_id.next = io.node_id.val();
+                x.in_data.next = io.in_data[q].val();
+                x.in_valid.next = true;
+                x.in_head.next = true;
+                for c in 0..v {
+                    let i = q * v + c;
+                    self.dec[i].node_id.next = io.node_id.val();
+                    self.dec[i].in_data.next = self.fcu[i].third_data.val();
+                    self.dec[i].in_valid.next = true;
+                    self.dec[i].in_head.next = true;
+                }
+            } else if q * v < self.dec.len() {
                 for c in 0..v {
                     let i = q * v + c;
                     self.dec[i].node_id.next = io.node_id.val();
@@ -184,7 +199,21 @@ impl<const W: usize> Unified<W> {
                     q * v + c
                 ));
             }
-            if q * v < self.dec.len() {
+            if self.early {
+                line(format!(
+                    "    indec${q}$node_id = node_id; indec${q}$in_data = in_data${q};"
+                ));
+                line(format!(
+                    "    indec${q}$in_valid = 1'b1; indec${q}$in_head = 1'b1;"
+                ));
+                for i in q * v..(q + 1) * v {
+                    line(format!("    dec${i}$node_id = node_id;"));
+                    line(format!("    dec${i}$in_data = fcu${i}$third_data;"));
+                    line(format!(
+                        "    dec${i}$in_valid = 1'b1; dec${i}$in_head = 1'b1;"
+                    ));
+                }
+            } else if q * v < self.dec.len() {
                 for i in q * v..(q + 1) * v {
                     line(format!("    dec${i}$node_id = node_id;"));
                     line(format!("    dec${i}$in_data = rdata${i};"));
@@ -237,6 +266,15 @@ impl<const W: usize> Unified<W> {
                             w.rsel[q].is_some()
                                 && la.lookup(w.field[q]).is_some_and(|r| r.permits(k))
                         }
+                        (None, _) if self.early => w.rsel[q].is_some_and(|c| {
+                            let i = q * v + c;
+                            let held = if self.routed[i].q.val() {
+                                &self.acand
+                            } else {
+                                &self.fcand
+                            };
+                            held[i * p * v + k].q.val()
+                        }),
                         (None, _) => self.dec[q * v + w.rsel[q].unwrap_or(0)].cand[k].val(),
                         (Some(es), _) => self.table_permits(io, es, w, q, k),
                     })
@@ -251,6 +289,17 @@ impl<const W: usize> Unified<W> {
         let pv = p * v;
         line("// Permitted output VCs: the decoder's, or the table entry on its word line.".into());
         match (&self.es, &self.la) {
+            (None, None) if self.early => {
+                for q in 0..p {
+                    for k in 0..pv {
+                        let cand = by_rsel(q, v, |i| {
+                            let j = i * pv + k;
+                            format!("(routed${i}$q ? acand${j}$q : fcand${j}$q)")
+                        });
+                        line(format!("wire perm${q}${k} = rany${q} & {cand};"));
+                    }
+                }
+            }
             (None, None) => {
                 for q in 0..p {
                     for k in 0..pv {
@@ -288,5 +337,65 @@ impl<const W: usize> Unified<W> {
             }
             (Some(es), _) => self.table_permitted_verilog(line, es),
         }
+    }
+
+    /// Next state of the decoded routes kept in flip-flops (`early`): the
+    /// front flit's next cycle is the flit after it (the front leaves) or
+    /// the arriving flit (it lands first), else the same; the flit after
+    /// the front is next the flit two places on (the front leaves) or the
+    /// arriving flit (it lands second), else the same. Where no flit will
+    /// be, the value is never read (VC allocation reads it for a waiting
+    /// head only).
+    pub(super) fn route_state_glue(&mut self) {
+        let pv = self.p * self.v;
+        for i in 0..self.fcand.len() / pv.max(1) {
+            let u = &self.fcu[i];
+            let (fa, fi) = (u.front_takes_after.val(), u.front_takes_in.val());
+            let (at, ai) = (u.after_takes_third.val(), u.after_takes_in.val());
+            for k in 0..pv {
+                let j = i * pv + k;
+                let arriving = self.indec[i / self.v].cand[k].val();
+                let (front, after) = (self.fcand[j].q.val(), self.acand[j].q.val());
+                self.fcand[j].d.next = if fi {
+                    arriving
+                } else if fa {
+                    after
+                } else {
+                    front
+                };
+                self.acand[j].d.next = if ai {
+                    arriving
+                } else if at {
+                    self.dec[i].cand[k].val()
+                } else {
+                    after
+                };
+            }
+        }
+    }
+
+    /// [`Unified::route_state_glue`] as Verilog.
+    pub(super) fn route_state_verilog(&self, line: &mut impl FnMut(String)) {
+        let pv = self.p * self.v;
+        if self.fcand.is_empty() {
+            return;
+        }
+        line("// The decoded routes a cycle early: front flit, flit after it.".into());
+        line("always @(*) begin".into());
+        for i in 0..self.fcand.len() / pv {
+            let q = i / self.v;
+            for k in 0..pv {
+                let j = i * pv + k;
+                line(format!(
+                    "    fcand${j}$d = fcu${i}$front_takes_in ? indec${q}$cand${k} : \
+                     fcu${i}$front_takes_after ? acand${j}$q : fcand${j}$q;"
+                ));
+                line(format!(
+                    "    acand${j}$d = fcu${i}$after_takes_in ? indec${q}$cand${k} : \
+                     fcu${i}$after_takes_third ? dec${i}$cand${k} : acand${j}$q;"
+                ));
+            }
+        }
+        line("end".into());
     }
 }
