@@ -427,14 +427,13 @@ fn a_port_that_loses_the_switch_sends_its_other_vc_to_an_idle_output() {
         if r.out_valid[0].val() {
             left += 1;
         }
-        for &(q, pick) in &picks {
+        for &(_, pick) in &picks {
             if let Some(k) = pick.filter(|_| !rst) {
                 credits[k] -= 1;
                 sent[k] += 1;
                 if k == 1 {
                     entered.push(cycle);
                 }
-                let _ = q;
             }
         }
         for (k, &(q, c, _, _)) in streams.iter().enumerate() {
