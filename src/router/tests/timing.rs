@@ -188,23 +188,13 @@ fn stream_rate(spec: &RouterSpec, len: usize, head: u64, o: usize) -> (f64, Vec<
         }
         .into();
         r.in_vc[q].next = 0u64.into();
-        for (k, b) in back.iter().enumerate() {
-            r.out_credit[k].next = *b;
-        }
-        r.clock.next = Clock::from(false);
-        simulate(&mut r, 1000);
-        back.iter_mut().for_each(|b| *b = false);
-        for p in 0..r.ports() {
-            if r.out_valid[p].val() {
-                assert_eq!(p, o, "cycle {cycle}: left by port {p}");
-                let c = r.out_vc[p].val().to_u64();
-                back[p * v + c as usize] = true;
-                if cycle >= 40 {
-                    flits += 1;
-                }
-                if !vcs.contains(&c) {
-                    vcs.push(c);
-                }
+        for (p, c) in settle_returning_credits(&mut r, &mut back, v) {
+            assert_eq!(p, o, "cycle {cycle}: left by port {p}");
+            if cycle >= 40 {
+                flits += 1;
+            }
+            if !vcs.contains(&c) {
+                vcs.push(c);
             }
         }
         if send {
@@ -221,6 +211,29 @@ fn stream_rate(spec: &RouterSpec, len: usize, head: u64, o: usize) -> (f64, Vec<
         simulate(&mut r, 1000);
     }
     (flits as f64 / 200.0, vcs)
+}
+
+/// The first half of a cycle with each downstream credit returned the
+/// cycle after its flit left (docs/interface.md, credit mode): `back`
+/// (per output VC, port p VC c at p V + c) drives `out_credit`, the
+/// router settles with the clock low, and `back` then holds this cycle's
+/// departures. Returns the (port, output VC) of each flit leaving.
+fn settle_returning_credits(r: &mut Router<16>, back: &mut [bool], v: usize) -> Vec<(usize, u64)> {
+    for (k, b) in back.iter().enumerate() {
+        r.out_credit[k].next = *b;
+    }
+    r.clock.next = Clock::from(false);
+    simulate(r, 1000);
+    back.iter_mut().for_each(|b| *b = false);
+    let mut left = Vec::new();
+    for p in 0..r.ports() {
+        if r.out_valid[p].val() {
+            let c = r.out_vc[p].val().to_u64();
+            back[p * v + c as usize] = true;
+            left.push((p, c));
+        }
+    }
+    left
 }
 
 /// A single stream of back-to-back packets gets one flit per cycle
@@ -403,17 +416,7 @@ fn a_port_that_loses_the_switch_sends_its_other_vc_to_an_idle_output() {
                 r.in_tail[q].next = false;
             }
         }
-        for (k, b) in back.iter().enumerate() {
-            r.out_credit[k].next = *b;
-        }
-        r.clock.next = Clock::from(false);
-        simulate(&mut r, 1000);
-        back.iter_mut().for_each(|b| *b = false);
-        for p in 0..r.ports() {
-            if r.out_valid[p].val() {
-                back[p * v + r.out_vc[p].val().to_u64() as usize] = true;
-            }
-        }
+        settle_returning_credits(&mut r, &mut back, v);
         // A body flit of VC 1 is at its buffer's front, two cycles in.
         let ready = left < entered.len() && entered[left] + 2 <= cycle && left % LEN != 0;
         let x = r.out_data[1].val().to_u64();
