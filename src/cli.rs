@@ -469,7 +469,7 @@ pub struct SpecArgs {
     #[arg(long, value_name = "W", allow_negative_numbers = true)]
     pub flit_width: Option<i64>,
 
-    /// Flit buffers per virtual channel, 1 to 256 [default: 4].
+    /// Flit buffers per virtual channel, 1 to 16 [default: 4].
     #[arg(
         long = "depth",
         visible_alias = "buffer-depth",

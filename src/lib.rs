@@ -85,6 +85,7 @@ pub mod emit;
 pub mod error;
 pub mod flows;
 pub mod fpga;
+pub mod hdl;
 pub mod interface;
 pub mod limits;
 pub mod model;

@@ -51,6 +51,11 @@ pub const MAX_REPORT_PROOF_NODES: u64 = 256;
 /// hypercube already holds 4 million dependencies (tens of seconds).
 pub const MAX_CHECK_NODES: u64 = 1024;
 
+/// Largest network the network model ([`crate::algo::Network`]) holds, in
+/// nodes: above [`MAX_NODES`] for the analyses that count a network's
+/// nodes and channels without a router (a binary 20-cube).
+pub const MAX_MODEL_NODES: u64 = 1 << 20;
+
 /// Largest number of dimensions `topology` takes.
 pub fn max_dims(topology: Topology) -> u32 {
     match topology {

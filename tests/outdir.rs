@@ -96,8 +96,8 @@ fn flipped_bit_copy(dir: &Path, to: &Path) {
     let text = fs::read_to_string(&rtl).unwrap();
     let w = spec.flit_width;
     let broken = text.replacen(
-        ".in_data$1(p1_in_data)",
-        &format!(".in_data$1(p1_in_data ^ {w}'h{:x})", 1u64 << (w - 1)),
+        ".in_data_1(p1_in_data)",
+        &format!(".in_data_1(p1_in_data ^ {w}'h{:x})", 1u64 << (w - 1)),
         1,
     );
     assert_ne!(broken, text, "the mutation must change the router");
@@ -341,7 +341,7 @@ fn mutant_copy(dir: &Path, to: &Path, from: &str, replacement: &str) {
 /// A broken copy whose buffers raise their on/off level with one free slot
 /// (the comparison with D - 1 removed): an upstream that obeys it
 /// overflows the buffer.
-const SLACK_ONE: (&str, &str) = ("if (count$q == full$1) begin", "if (1'b0) begin");
+const SLACK_ONE: (&str, &str) = ("if (count == full_1) begin", "if (1'b0) begin");
 
 /// The router of `args` with on/off flow control and 3-flit buffers,
 /// generated under `tmp`: both harnesses pass with the same line, which
@@ -382,7 +382,7 @@ fn generated_checks_pass_and_catch_mutants_on_off() {
             "deaf",
             // Output VC 3 ({port 1, VC 1} of the may-send flags) sends
             // whatever its downstream level.
-            "msend0[17] = out_credit$3; msend1[17] = out_credit$3;",
+            "msend0[17] = out_credit_3; msend1[17] = out_credit_3;",
             "msend0[17] = 1'b1; msend1[17] = 1'b1;",
             "low level",
             &["sim"][..],
@@ -430,8 +430,8 @@ fn generated_checks_pass_and_catch_mutants_lookahead() {
     mutant_copy(
         &dir,
         &broken,
-        "lamux$1$sel$3 = valloc$grant$8;",
-        "lamux$1$sel$3 = 1'b0;",
+        "lamux_1_sel_3 = valloc_grant_8;",
+        "lamux_1_sel_3 = 1'b0;",
     );
     for target in ["sim", "sim-verilator"] {
         let line = assert_fails(&make(&broken, &[target], &[]), target);
@@ -928,8 +928,8 @@ fn generated_checks_pass_plane_slices() {
     mutant_copy(
         &dir,
         &broken,
-        "level$0$d = credit_in$0 & ~rst;",
-        "level$0$d = 1'b1;",
+        "level_0_d = credit_in_0 & ~rst;",
+        "level_0_d = 1'b1;",
     );
     let line = assert_fails(&make(&broken, &["sim"], &[]), "deaf");
     assert!(line.contains("low level"), "{line}");

@@ -298,14 +298,14 @@ fn output_directory_make_prove_runs_moved() {
 /// A router mutant: the first input buffer drops a flit arriving while it
 /// holds one.
 const DROPS_A_FLIT: (&str, &str) = (
-    "push = in_valid & (count$q != depth);",
-    "push = in_valid & (count$q != depth) & (count$q != one);",
+    "push = in_valid & (count != depth);",
+    "push = in_valid & (count != depth) & (count != one);",
 );
 
 /// A router mutant: the first output VC starts with 3 credits, not D = 2.
 const COUNTS_3_CREDITS: (&str, &str) = (
-    "if (rst) credits$0$d = 5'd2;",
-    "if (rst) credits$0$d = 5'd3;",
+    "if (rst) credits_0_d = 5'd2;",
+    "if (rst) credits_0_d = 5'd3;",
 );
 
 /// The router's bounded properties fail, through `make prove` in an output
@@ -411,8 +411,8 @@ fn output_directory_router_liveness_proof_and_mutant() {
     let one_sender = "  always @(*) if (!init && !rst) assume(!p1_in_valid && !p2_in_valid && \
                       !p3_in_valid && !p4_in_valid && (!p0_in_valid || p0_in_vc == 0));\n";
     let never_ready = (
-        "wire ready$0 = fcu$0$out_valid & cok$0$q;",
-        "wire ready$0 = 1'b0;",
+        "wire ready_0 = fcu_0_out_valid & cok_0;",
+        "wire ready_0 = 1'b0;",
     );
     proved_then_mutants_fail("liveness", one_sender, &[never_ready]);
 }

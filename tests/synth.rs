@@ -67,7 +67,13 @@ fn check_common(r: &Value, key: &str) {
         "router alone {alone} of {total} {key}"
     );
     let blocks = r["blocks"].as_array().unwrap();
-    for b in ["fcu", "dec", "valloc", "xbar", "salloc", "credits"] {
+    for b in [
+        "flow_control_unit",
+        "address_decoder",
+        "vc_allocator",
+        "crossbar",
+        "switch_allocator",
+    ] {
         assert!(
             blocks.iter().any(|x| x["block"] == b),
             "block {b} missing: {r}"

@@ -49,6 +49,7 @@ pub mod west_first;
 use std::fmt;
 
 use crate::error::{Error, Result};
+use crate::limits::{MAX_MODEL_NODES as MAX_NODES, MAX_RADIX};
 use crate::spec::{Algorithm, Topology};
 
 pub use routing::{ChienModel, ClassLayout, RoutingAlgorithm};
@@ -169,11 +170,6 @@ pub struct Channel {
     /// Its virtual channel.
     pub vc: u8,
 }
-
-/// Largest radix the network model accepts.
-pub const MAX_RADIX: u32 = 256;
-/// Largest network the network model accepts, in nodes.
-pub const MAX_NODES: u64 = 1 << 20;
 
 /// A concrete network: topology, n dimensions, k nodes per dimension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -106,34 +106,33 @@ pub fn render(spec: &RouterSpec, rtl: &str, files: &[PathBuf]) -> String {
         spec.datapath
     ));
     line(&format!(
-        "  and its instances, each a module {core}$<name>[$<i>]:"
+        "  and in it, instances of the modules {core}_<block> and registers:"
     ));
     let list = instances(rtl, &core);
-    let sliced = list.iter().any(|(s, _, _)| s == "slices");
-    for (stem, count, indexed) in list {
+    let sliced = list.iter().any(|(s, _)| s == "slices");
+    for (stem, names) in list {
+        let allocator = [
+            "vc_allocator",
+            "switch_allocator",
+            "second_switch_allocator",
+            "crossbar",
+        ];
         let title = match stem.as_str() {
             "tmask" => "routing table: an entry's permitted ports",
             "tclass" => "routing table: an entry's VC class",
             "rptr" => "input port: round-robin pointer, the VC offered to VC allocation",
             "sptr" => "input port: round-robin pointer, the VC offered to switch allocation",
-            "valloc" | "salloc" | "salloc2" | "xbar" if sliced => {
+            s if sliced && allocator.contains(&s) => {
                 "unified router's block, tied low (the slices route; synthesis removes it)"
             }
             s => block_info(s).title,
         };
         let chien = block_info(&stem)
             .chien
-            .filter(|_| {
-                !(sliced && ["valloc", "salloc", "salloc2", "xbar"].contains(&stem.as_str()))
-            })
+            .filter(|_| !(sliced && allocator.contains(&stem.as_str())))
             .map(|m| format!(" (Chien: {})", m.abbrev()))
             .unwrap_or_default();
-        let shown = if indexed {
-            format!("{stem}$0..{}", count - 1)
-        } else {
-            stem.clone()
-        };
-        line(&format!("    {shown:<14} {title}{chien}"));
+        line(&format!("    {:<22} {names}: {title}{chien}", stem));
     }
     line("");
     s
@@ -178,39 +177,88 @@ fn file_role(path: &str, name: &str) -> String {
 /// Pipeline order for the instance list (docs/router.md, "Pipeline
 /// stages"); names not listed come last.
 const ORDER: [&str; 25] = [
-    "fcu", "dec", "indec", "fcand", "acand", "ladec", "tmask", "tclass", "rptr", "valloc",
-    "routed", "rport", "rvc", "rla", "lamux", "sptr", "cok", "salloc", "salloc2", "xbar",
-    "credits", "on", "busy", "slices", "vcc",
+    "flow_control_unit",
+    "address_decoder",
+    "arrival_decoder",
+    "fcand",
+    "acand",
+    "lookahead_decoder",
+    "tmask",
+    "tclass",
+    "rptr",
+    "vc_allocator",
+    "routed",
+    "rport",
+    "rvc",
+    "rla",
+    "lookahead_mux",
+    "sptr",
+    "cok",
+    "switch_allocator",
+    "second_switch_allocator",
+    "crossbar",
+    "credits",
+    "on",
+    "busy",
+    "slices",
+    "vcc",
 ];
 
-/// The core module's direct sub-module instances: name without its index,
-/// how many, whether indexed (`fcu$3`), in pipeline order.
-fn instances(rtl: &str, core: &str) -> Vec<(String, usize, bool)> {
-    let prefix = format!("module {core}$");
-    let mut found: BTreeMap<String, (usize, bool)> = BTreeMap::new();
-    for l in rtl.lines() {
-        let Some(rest) = l.strip_prefix(&prefix) else {
-            continue;
-        };
-        let stem: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        // Only the core's direct instances, `stem(` or `stem$i(`: a
-        // sub-block of a sub-block has a second `$name`.
-        let after = &rest[stem.len()..];
-        let (indexed, tail) = match after.strip_prefix('$') {
-            Some(a) => (true, a.trim_start_matches(|c: char| c.is_ascii_digit())),
-            None => (false, after),
-        };
-        if stem.is_empty() || !tail.starts_with('(') {
-            continue;
+/// The core module's instances (by the block their module is, `<core>_<block>`)
+/// and registers (by name without index), each with its names in short
+/// (`fcu_0..9`), in pipeline order.
+fn instances(rtl: &str, core: &str) -> Vec<(String, String)> {
+    let head = format!("module {core} (");
+    let Some(at) = rtl.find(&head) else {
+        return Vec::new();
+    };
+    let body = &rtl[at..];
+    let body = &body[..body.find("\nendmodule").unwrap_or(body.len())];
+    let prefix = format!("    {core}_");
+    let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for l in body.lines() {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        if l.starts_with(&prefix) {
+            // `<core>_<block> <instance> (`
+            if let [module, inst, "("] = words.as_slice() {
+                let stem = crate::synth::hierarchy::block_stem(core, module);
+                found.entry(stem).or_default().push(inst.to_string());
+            }
+        } else if let [name, "<=", _] = words.as_slice() {
+            // A register, updated at the clock: `name <= name_d;`
+            let stem = crate::synth::hierarchy::block_stem("", name);
+            found.entry(stem).or_default().push(name.to_string());
         }
-        let e = found.entry(stem).or_insert((0, indexed));
-        e.0 += 1;
     }
-    let mut out: Vec<(String, usize, bool)> =
-        found.into_iter().map(|(s, (n, i))| (s, n, i)).collect();
-    out.sort_by_key(|(s, _, _)| ORDER.iter().position(|o| o == s).unwrap_or(ORDER.len()));
+    let mut out: Vec<(String, String)> = found
+        .into_iter()
+        .map(|(stem, names)| {
+            let shown = short_list(&names);
+            (stem, shown)
+        })
+        .collect();
+    out.sort_by_key(|(s, _)| ORDER.iter().position(|o| o == s).unwrap_or(ORDER.len()));
     out
+}
+
+/// Names in short: each run `x_0`, `x_1`, .. `x_9` as `x_0..9`.
+fn short_list(names: &[String]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < names.len() {
+        let base = names[i].strip_suffix("_0");
+        let mut j = i + 1;
+        if let Some(b) = base {
+            while j < names.len() && names[j] == format!("{b}_{}", j - i) {
+                j += 1;
+            }
+        }
+        out.push(if j - i > 1 {
+            format!("{}..{}", names[i], j - i - 1)
+        } else {
+            names[i].clone()
+        });
+        i = j;
+    }
+    out.join(", ")
 }

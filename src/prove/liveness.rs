@@ -40,9 +40,9 @@ pub const BOUND: usize = 20;
 /// properties beside it.
 ///
 /// Beyond the credit proof's probes it reads, per input VC i, whether the
-/// buffer's front slot holds a flit (`fcu$i.front_valid`), whether its
-/// packet has an output VC (`routed$i`), which one (`rport$i`, `rvc$i`)
-/// and whether the front flit leaves this cycle (`fcu$i.pop`); the
+/// buffer's front slot holds a flit (`fcu_i.front_valid`), whether its
+/// packet has an output VC (`routed_i`), which one (`rport_i`, `rvc_i`)
+/// and whether the front flit leaves this cycle (`fcu_i.pop`); the
 /// downstream credits are the harness's own model of them.
 pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
     let name = spec.name();
@@ -52,15 +52,16 @@ pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
     };
     let core = format!("{name}_core");
     let (Some(pb), Some(vb)) = (
-        register_bits(&h.rtl, &format!("{core}$rport$0")),
-        register_bits(&h.rtl, &format!("{core}$rvc$0")),
+        register_bits(&h.rtl, &core, "rport_0"),
+        register_bits(&h.rtl, &core, "rvc_0"),
     ) else {
         return Ok(None);
     };
-    if !["front_valid", "slot_data$0"].iter().all(|r| {
-        h.rtl
-            .contains(&format!("module {core}$fcu$0${r}(d,q,clock);"))
-    }) || register_bits(&h.rtl, &format!("{core}$routed$0")).is_none()
+    let fcu = format!("{core}_flow_control_unit");
+    if !["front_valid", "slot_data_0"]
+        .iter()
+        .all(|r| register_bits(&h.rtl, &fcu, r).is_some())
+        || register_bits(&h.rtl, &core, "routed_0").is_none()
     {
         return Ok(None);
     }
@@ -97,11 +98,11 @@ pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
             wb1 = wb - 1,
         );
         for (wire, reg) in [
-            ("fv", format!("fcu${i}.front_valid$q")),
-            ("rt", format!("routed${i}$q")),
-            ("rp", format!("rport${i}$q")),
-            ("rv", format!("rvc${i}$q")),
-            ("pop", format!("fcu${i}.pop")),
+            ("fv", format!("fcu_{i}.front_valid")),
+            ("rt", format!("routed_{i}")),
+            ("rp", format!("rport_{i}")),
+            ("rv", format!("rvc_{i}")),
+            ("pop", format!("fcu_{i}.pop")),
         ] {
             h.probes
                 .push((format!("{wire}{i}"), format!("dut.core.{reg}")));
@@ -112,7 +113,7 @@ pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
          downstream credit leaves within {BOUND} cycles"
     )];
     properties.extend(credit_properties());
-    let cuts = vec![format!("{core}$fcu$*$slot_data$*")];
+    let cuts = vec![format!("{fcu}*/w:slot_data_*")];
     Ok(Some(h.proof(
         &name,
         "liveness",
@@ -140,10 +141,12 @@ mod tests {
         let rtl = p.source(&format!("{name}.v")).unwrap();
         let vcs = spec.physical_ports() as usize * 2;
         assert_eq!(p.probes.len(), 7 * vcs);
+        let fcu = format!("{core}_flow_control_unit");
         for (wire, reg) in &p.probes {
             let path = reg.trim_start_matches("dut.core.");
-            if let Some(fcu) = path.strip_suffix(".pop") {
-                let at = rtl.find(&format!("module {core}${fcu}(")).unwrap();
+            if let Some(inst) = path.strip_suffix(".pop") {
+                assert!(rtl.contains(&format!(" {inst} (\n")), "{wire}");
+                let at = rtl.find(&format!("module {fcu} (")).unwrap();
                 let end = at + rtl[at..].find("endmodule").unwrap();
                 assert!(
                     rtl[at..end].contains("pop = out_valid & out_ready;"),
@@ -151,25 +154,20 @@ mod tests {
                 );
                 continue;
             }
-            let module = path.trim_end_matches("$q").replace('.', "$");
-            assert!(
-                rtl.contains(&format!("module {core}${module}(d,q,clock);")),
-                "{wire}: no {module}"
-            );
+            let found = match path.split_once('.') {
+                Some((_, r)) => register_bits(rtl, &fcu, r),
+                None => register_bits(rtl, &core, path),
+            };
+            assert!(found.is_some(), "{wire}: no register {reg}");
         }
-        assert_eq!(p.cuts, vec![format!("{core}$fcu$*$slot_data$*")]);
-        let data = (0..vcs)
-            .flat_map(|i| (0..2).map(move |s| (i, s)))
-            .filter(|(i, s)| {
-                rtl.contains(&format!("module {core}$fcu${i}$slot_data${s}(d,q,clock);"))
-            })
+        assert_eq!(p.cuts, vec![format!("{fcu}*/w:slot_data_*")]);
+        let slots = (0..2)
+            .filter(|s| register_bits(rtl, &fcu, &format!("slot_data_{s}")).is_some())
             .count();
-        assert_eq!(data, 2 * vcs, "a data register per slot of every input VC");
+        assert_eq!(slots, 2, "a data register per slot of the input VC");
         let sby = p.sby();
         assert!(
-            sby.contains(&format!(
-                "proc\ncutpoint {core}$fcu$*$slot_data$*\nflatten\n"
-            )),
+            sby.contains(&format!("proc\ncutpoint {fcu}*/w:slot_data_*\nflatten\n")),
             "{sby}"
         );
         assert!(sby.contains("prove: abc pdr"), "{sby}");

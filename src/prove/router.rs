@@ -137,7 +137,7 @@ endmodule
 /// with flip-flop buffers; `None` for others), unbounded with ABC's PDR.
 /// Beside the ports it reads two kinds of internal register
 /// ([`Proof::probes`]): each input VC's buffer occupancy (the count of its
-/// flow-control unit, `fcu$i`) and each output VC's credit counter
+/// flow-control unit, `fcu_i`) and each output VC's credit counter
 /// (`credits$j`), so that it can state, per input VC, credits returned
 /// exactly once per flit: the sender's credits plus the flits in the
 /// buffer are D in every cycle (a flit lost or a credit returned twice or
@@ -225,8 +225,8 @@ pub(crate) fn credit_harness(spec: &RouterSpec, top: &str) -> Result<Option<Harn
     let rtl = crate::router::verilog(spec)?;
     let name = spec.name();
     let (Some(cb), Some(kb)) = (
-        register_bits(&rtl, &format!("{name}_core$fcu$0$count")),
-        register_bits(&rtl, &format!("{name}_core$credits$0")),
+        register_bits(&rtl, &format!("{name}_core_flow_control_unit"), "count"),
+        register_bits(&rtl, &format!("{name}_core"), "credits_0"),
     ) else {
         return Ok(None);
     };
@@ -266,8 +266,8 @@ pub(crate) fn credit_harness(spec: &RouterSpec, top: &str) -> Result<Option<Harn
                 cb1 = cb - 1,
                 kb1 = kb - 1,
             );
-            probes.push((format!("occ{i}"), format!("dut.core.fcu${i}.count$q")));
-            probes.push((format!("ocr{i}"), format!("dut.core.credits${i}$q")));
+            probes.push((format!("occ{i}"), format!("dut.core.fcu_{i}.count")));
+            probes.push((format!("ocr{i}"), format!("dut.core.credits_{i}")));
         }
         let _ = writeln!(
             s,
@@ -281,16 +281,34 @@ pub(crate) fn credit_harness(spec: &RouterSpec, top: &str) -> Result<Option<Harn
     }))
 }
 
-/// Width of the register module `module`'s `d` input in the generated
-/// Verilog (a register of the router, `module NAME(d,q,clock);`), or
-/// `None` when the router has no such register.
-pub(crate) fn register_bits(rtl: &str, module: &str) -> Option<usize> {
-    let at = rtl.find(&format!("module {module}(d,q,clock);"))?;
-    let decl = rtl[at..].lines().find(|l| l.trim_end().ends_with(" d;"))?;
-    match decl.split_once('[') {
-        Some((_, rest)) => Some(rest.split(':').next()?.trim().parse::<usize>().ok()? + 1),
-        None => Some(1),
-    }
+/// Width of the register `reg` of module `module` in the generated Verilog
+/// (declared `reg [w-1:0] reg;` and updated `reg <= ...` at the clock; a
+/// module of another body of the same block, `module_2`, counts as
+/// `module`), or `None` when the router has no such register.
+pub(crate) fn register_bits(rtl: &str, module: &str, reg: &str) -> Option<usize> {
+    rtl.split("\nmodule ").find_map(|m| {
+        let (name, body) = m.split_once(' ')?;
+        let same = name == module
+            || name
+                .strip_prefix(module)
+                .and_then(|r| r.strip_prefix('_'))
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+        if !same {
+            return None;
+        }
+        let body = &body[..body.find("\nendmodule").unwrap_or(body.len())];
+        if !body.contains(&format!(" {reg} <= ")) {
+            return None;
+        }
+        let decl = body.lines().find(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            w.first() == Some(&"reg") && w.last() == Some(&format!("{reg};").as_str())
+        })?;
+        match decl.split_once('[') {
+            Some((_, rest)) => Some(rest.split(':').next()?.trim().parse::<usize>().ok()? + 1),
+            None => Some(1),
+        }
+    })
 }
 
 /// The harness's module header (the router's ports as inputs, its
@@ -539,47 +557,41 @@ pub(crate) mod tests {
     }
 
     /// The credit proof reads registers the generated router has: each
-    /// probe names a register module of the RTL (`fcu$i` with a `count`,
-    /// `credits$j`), one per input VC and one per output VC, with the
-    /// counters' widths; a flow-control unit without `count` leaves the
-    /// router without a credit proof rather than a job that cannot run.
+    /// probe names a register of the RTL (`count` in the flow-control unit
+    /// `fcu_i`, `credits_j` in the core), one per input VC and one per
+    /// output VC, with the counters' widths; a flow-control unit without
+    /// `count` leaves the router without a credit proof rather than a job
+    /// that cannot run.
     #[test]
     fn credit_proof_probes_name_the_routers_registers() {
         let spec = dor_3x3_v2_d2();
         let p = credit_proof(&spec).unwrap().expect("a credit proof");
         let name = spec.name();
+        let core = format!("{name}_core");
         let rtl = p.source(&format!("{name}.v")).unwrap();
         let ports = spec.physical_ports() as usize;
         assert_eq!(p.probes.len(), 2 * ports * 2);
         for (wire, reg) in &p.probes {
-            let module = reg
-                .trim_start_matches("dut.core.")
-                .trim_end_matches("$q")
-                .trim_end_matches(".count")
-                .to_string();
-            let module = if wire.starts_with("occ") {
-                format!("{name}_core${module}$count")
-            } else {
-                format!("{name}_core${module}")
+            let path = reg.trim_start_matches("dut.core.");
+            let found = match path.split_once('.') {
+                Some((fcu, r)) => {
+                    rtl.contains(&format!(" {fcu} (\n"))
+                        && register_bits(rtl, &format!("{core}_flow_control_unit"), r).is_some()
+                }
+                None => register_bits(rtl, &core, path).is_some(),
             };
-            assert!(
-                rtl.contains(&format!("module {module}(d,q,clock);")),
-                "{reg}: no {module}"
-            );
+            assert!(found, "{wire}: no register {reg}");
         }
-        assert_eq!(
-            register_bits(rtl, &format!("{name}_core$credits$0")),
-            Some(5)
-        );
+        assert_eq!(register_bits(rtl, &core, "credits_0"), Some(5));
         let sby = p.sby();
         assert!(
-            sby.contains("connect -set occ9 \\dut.core.fcu$9.count$q\n"),
+            sby.contains("connect -set occ9 \\dut.core.fcu_9.count\n"),
             "{sby}"
         );
         assert!(sby.contains("prove: abc pdr"), "{sby}");
-        let broken = rtl.replace(&format!("{name}_core$fcu$0$count("), "x(");
+        let broken = rtl.replace(" count <= ", " x <= ");
         assert_eq!(
-            register_bits(&broken, &format!("{name}_core$fcu$0$count")),
+            register_bits(&broken, &format!("{core}_flow_control_unit"), "count"),
             None
         );
     }

@@ -163,7 +163,7 @@
 //!
 //! [`supported`] says which: every algorithm on every topology it is
 //! defined on (`Algorithm::supports`), networks of at most
-//! [`MAX_ROUTER_NODES`] nodes, relative or absolute addressing (the
+//! [`MAX_NODES`] nodes, relative or absolute addressing (the
 //! address fields of `RouterSpec::address_field_bits` must fit the flit),
 //! credit or on/off flow control (D >= 2), look-ahead (on tori up to 8
 //! ports), no routing table, the economical-storage table (meshes and
@@ -216,6 +216,7 @@ pub mod tables;
 pub mod unified;
 pub mod vcports;
 
+use crate::limits::{MAX_NODES, ROUTER_FLIT_WIDTHS};
 use rust_hdl::prelude::*;
 
 use crate::algo::{Knobs, Network, Relation};
@@ -247,16 +248,9 @@ type EsAddr = Bits<{ crate::blocks::es_table::ADDR_BITS }>;
 pub const LA_BITS: usize = 18;
 type LaField = Bits<LA_BITS>;
 
-/// Flit widths the router is built for.
-pub const ROUTER_WIDTHS: [u32; 3] = [16, 32, 64];
-
 /// On/off flow control: the free slots an input VC needs for its level to
 /// be high, the router's round trip (module documentation).
 pub const ON_OFF_SLACK: usize = crate::spec::ON_OFF_ROUND_TRIP as usize;
-
-/// Largest network whose relation the router compiles (it asks the
-/// relation at every node for every destination).
-pub const MAX_ROUTER_NODES: u64 = 4096;
 
 /// Whether routergen can build a router for `spec`; the error names what is
 /// not supported yet.
@@ -267,7 +261,7 @@ pub fn supported(spec: &RouterSpec) -> Result<()> {
 fn unsupported(what: String) -> Error {
     Error::InvalidSpec(format!(
         "router generation does not support {what} yet (supported: meshes, tori and \
-         hypercubes of at most {MAX_ROUTER_NODES} nodes with every algorithm, relative or \
+         hypercubes of at most {MAX_NODES} nodes with every algorithm, relative or \
          absolute addressing, credit or on/off flow control, look-ahead (on tori up to 8 \
          ports), no routing table, an economical-storage one, a full one of at most \
          {} entries or a meta one, flit \
@@ -312,7 +306,7 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
             spec.buffer_depth
         )));
     }
-    if !ROUTER_WIDTHS.contains(&spec.flit_width) {
+    if !ROUTER_FLIT_WIDTHS.contains(&spec.flit_width) {
         return Err(unsupported(format!("flit width {}", spec.flit_width)));
     }
     if !(1..=MAX_DEPTH as u32).contains(&spec.buffer_depth) {
@@ -347,7 +341,7 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
             }
         )));
     }
-    if spec.nodes() > MAX_ROUTER_NODES {
+    if spec.nodes() > MAX_NODES {
         return Err(unsupported(format!("a network of {} nodes", spec.nodes())));
     }
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
@@ -414,7 +408,7 @@ pub fn matrix() -> Vec<RouterSpec> {
                 let min = algorithm.min_vcs(topology, n);
                 for vcs in [min, min + 1] {
                     for addressing in Addressing::all() {
-                        let w = ROUTER_WIDTHS[out.len() % ROUTER_WIDTHS.len()];
+                        let w = ROUTER_FLIT_WIDTHS[out.len() % ROUTER_FLIT_WIDTHS.len()];
                         let spec = SpecInput {
                             topology: Some(topology),
                             dims: Some(n as i64),
@@ -474,21 +468,78 @@ pub fn core_verilog(spec: &RouterSpec) -> Result<String> {
 
 /// [`core_verilog`] with the relation already compiled.
 pub fn core_verilog_of(spec: &RouterSpec, table: CompiledTable) -> Result<String> {
+    Ok(core_written(spec, table)?.text)
+}
+
+/// The router core as [`crate::hdl::write`] writes it, with the waivers.
+fn core_written(spec: &RouterSpec, table: CompiledTable) -> Result<crate::hdl::Written> {
+    fn emit<const W: usize>(
+        spec: &RouterSpec,
+        table: CompiledTable,
+    ) -> Result<crate::hdl::Written> {
+        let mut r = Router::<W>::with_table(spec, table)?;
+        crate::blocks::prepare(&mut r);
+        crate::hdl::write(&r, &core_name(spec), MODULE_TITLES)
+    }
+    let mut w = match spec.flit_width {
+        16 => emit::<16>(spec, table)?,
+        32 => emit::<32>(spec, table)?,
+        64 => emit::<64>(spec, table)?,
+        w => return Err(unsupported(format!("flit width {w}"))),
+    };
+    w.text = format!("{CORE_WAIVERS}{DECLFILENAME_WAIVER}{}", w.text);
+    Ok(w)
+}
+
+/// Proves the core [`core_verilog`] writes equivalent to the one rust-hdl's
+/// `generate_verilog` writes for `spec` ([`core_verilog_rust_hdl`]), with
+/// Yosys and ABC ([`crate::flows::yosys::prove_equivalent`]); returns ABC's
+/// verdict.
+pub fn prove_core_equivalent(spec: &RouterSpec) -> Result<String> {
+    let gold = core_verilog_rust_hdl(spec)?;
+    let gate = core_verilog(spec)?;
+    Ok(crate::flows::yosys::prove_equivalent(
+        &gold,
+        &gate,
+        &core_name(spec),
+    )?)
+}
+
+/// The router's modules named by the paper's block each field holds.
+const MODULE_TITLES: &[(&str, &str)] = &[
+    ("fcu", "flow_control_unit"),
+    ("dec", "address_decoder"),
+    ("indec", "arrival_decoder"),
+    ("ladec", "lookahead_decoder"),
+    ("lamux", "lookahead_mux"),
+    ("valloc", "vc_allocator"),
+    ("salloc", "switch_allocator"),
+    ("salloc2", "second_switch_allocator"),
+    ("xbar", "crossbar"),
+];
+
+const DECLFILENAME_WAIVER: &str = "\
+// Waiver DECLFILENAME: the router's modules share its one file.
+/* verilator lint_off DECLFILENAME */
+";
+
+/// The router core as rust-hdl's own `generate_verilog` writes it (a module
+/// per instance, `$` in names), spelled without `$` ([`crate::hdl::respell`]):
+/// the reference `make equiv` proves the written core equivalent to.
+pub fn core_verilog_rust_hdl(spec: &RouterSpec) -> Result<String> {
     fn emit<const W: usize>(spec: &RouterSpec, table: CompiledTable) -> Result<String> {
         let mut r = Router::<W>::with_table(spec, table)?;
         crate::blocks::prepare(&mut r);
         Ok(generate_verilog(&r))
     }
+    let table = compile(spec)?;
     let text = match spec.flit_width {
         16 => emit::<16>(spec, table)?,
         32 => emit::<32>(spec, table)?,
         64 => emit::<64>(spec, table)?,
         w => return Err(unsupported(format!("flit width {w}"))),
     };
-    Ok(format!(
-        "{CORE_WAIVERS}{}",
-        rename_top(&text, &core_name(spec))
-    ))
+    Ok(crate::hdl::respell(&rename_top(&text, &core_name(spec))))
 }
 
 /// The router of `spec` as Verilog: the rust-hdl modules renamed under the

@@ -672,7 +672,7 @@ mod tests {
     fn plane_slices_verilog_matches_the_model() {
         cosimulate_with(
             &[planes(2, 4, 2)],
-            ("out_valid$3 = slices$0$out_valid$3;", "out_valid$3 = 1'b0;"),
+            ("out_valid_3 = slices_0_out_valid_3;", "out_valid_3 = 1'b0;"),
         );
     }
 
@@ -711,15 +711,15 @@ mod tests {
         cosimulate_with(
             &[t3],
             (
-                "vcc$0$in_valid$8 = slices$1$out_valid$1",
-                "vcc$0$in_valid$8 = 1'b0 & slices$1$out_valid$1",
+                "vcc_0_in_valid_8 = slices_1_out_valid_1",
+                "vcc_0_in_valid_8 = 1'b0 & slices_1_out_valid_1",
             ),
         );
     }
 
     const DROPPED_PLANE: (&str, &str) = (
-        "vcc$0$in_valid$2 = slices$1$out_valid$1",
-        "vcc$0$in_valid$2 = 1'b0 & slices$1$out_valid$1",
+        "vcc_0_in_valid_2 = slices_1_out_valid_1",
+        "vcc_0_in_valid_2 = 1'b0 & slices_1_out_valid_1",
     );
 
     /// Too few VCs are refused, naming the VC two planes would share.

@@ -414,7 +414,7 @@ pub fn reach(rel: &Relation) -> (Vec<u64>, Vec<u64>) {
 
 /// Largest number of dimensions of the router's economical-storage table
 /// (3^4 = 81 entries, the block's 7-bit entry address).
-pub const MAX_ES_DIMS: usize = 4;
+pub const MAX_ES_DIMS: usize = crate::limits::MAX_ECONOMICAL_DIMS as usize;
 
 /// Largest number of VC classes (the router's 4-bit class registers).
 pub const MAX_CLASSES: usize = 16;
@@ -819,11 +819,11 @@ fn assign_classes(wanted: &[Vec<u32>], p: usize, v: usize) -> Result<(Vec<Entry>
 
 /// Largest full table the router holds: its reset contents are a ROM of
 /// nodes x entries (node_id -> contents), N^2 entries.
-pub const MAX_FULL_ENTRIES: usize = 64;
+pub const MAX_FULL_ENTRIES: usize = crate::limits::MAX_FULL_TABLE_NODES as usize;
 
 /// Largest network whose meta table the router holds (the reset ROM has
 /// N x (k^s + k^(n-s)) entries).
-pub const MAX_META_NODES: usize = 256;
+pub const MAX_META_NODES: usize = crate::limits::MAX_META_TABLE_NODES as usize;
 
 /// Per port, the VCs of `hops` (bit v).
 fn port_vcs(net: &Network, hops: &[Hop], p: usize) -> Vec<u32> {

@@ -106,13 +106,15 @@ pub struct BlockUse {
     pub cells: CellCounts,
 }
 
-/// `parent$fcu$3` -> `fcu`; `parent$dec$0` -> `dec`.
+/// `parent_flow_control_unit` -> `flow_control_unit`; a numbered module of
+/// another body of the same block (`parent_address_decoder_2`) and
+/// rust-hdl's spelling (`parent$fcu$3`) to the same stem.
 pub fn block_stem(parent: &str, child: &str) -> String {
     let mut s = child
         .strip_prefix(parent)
-        .and_then(|r| r.strip_prefix('$'))
+        .and_then(|r| r.strip_prefix('$').or_else(|| r.strip_prefix('_')))
         .unwrap_or(child);
-    while let Some((head, tail)) = s.rsplit_once('$') {
+    while let Some((head, tail)) = s.rsplit_once(['$', '_']) {
         if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) {
             s = head;
         } else {
@@ -140,12 +142,12 @@ pub struct BlockInfo {
 /// switch allocator with the output VCs' credit counters and held flags.
 pub fn block_info(stem: &str) -> BlockInfo {
     let (title, chien) = match stem {
-        "fcu" => (
+        "fcu" | "flow_control_unit" => (
             "flow-control unit + input buffers",
             Some(Module::FlowControlUnit),
         ),
-        "dec" => ("address decoder", Some(Module::AddressDecoder)),
-        "indec" => (
+        "dec" | "address_decoder" => ("address decoder", Some(Module::AddressDecoder)),
+        "indec" | "arrival_decoder" => (
             "address decoder of the arriving flit",
             Some(Module::AddressDecoder),
         ),
@@ -154,17 +156,17 @@ pub fn block_info(stem: &str) -> BlockInfo {
             "input VC: the decoded route of the flit after the front",
             None,
         ),
-        "valloc" => (
+        "valloc" | "vc_allocator" => (
             "routing arbiter (VC allocation)",
             Some(Module::RoutingArbiter),
         ),
         "sel" => ("header selector", Some(Module::HeaderSelector)),
-        "xbar" => ("crossbar", Some(Module::Crossbar)),
-        "salloc" => (
+        "xbar" | "crossbar" => ("crossbar", Some(Module::Crossbar)),
+        "salloc" | "switch_allocator" => (
             "VC controller: switch allocation",
             Some(Module::VcController),
         ),
-        "salloc2" => (
+        "salloc2" | "second_switch_allocator" => (
             "VC controller: switch allocation, second choices",
             Some(Module::VcController),
         ),
@@ -180,11 +182,11 @@ pub fn block_info(stem: &str) -> BlockInfo {
             "VC controller: output VC held by a packet",
             Some(Module::VcController),
         ),
-        "ladec" => (
+        "ladec" | "lookahead_decoder" => (
             "look-ahead decoders (next routers' ports)",
             Some(Module::AddressDecoder),
         ),
-        "lamux" => ("look-ahead mux", None),
+        "lamux" | "lookahead_mux" => ("look-ahead mux", None),
         "slices" => (
             "slices: a 1-D or 2-D router each (Chien §5.1, §5.2), or the VC-port core",
             None,
@@ -205,8 +207,35 @@ pub fn block_info(stem: &str) -> BlockInfo {
 
 fn block_rank(stem: &str) -> usize {
     [
-        "fcu", "dec", "indec", "fcand", "acand", "ladec", "valloc", "lamux", "sel", "xbar",
-        "salloc", "salloc2", "credits", "on", "busy", "routed", "rport", "rvc", "cok", "rla",
+        "fcu",
+        "flow_control_unit",
+        "dec",
+        "address_decoder",
+        "indec",
+        "arrival_decoder",
+        "fcand",
+        "acand",
+        "ladec",
+        "lookahead_decoder",
+        "valloc",
+        "vc_allocator",
+        "lamux",
+        "lookahead_mux",
+        "sel",
+        "xbar",
+        "crossbar",
+        "salloc",
+        "switch_allocator",
+        "salloc2",
+        "second_switch_allocator",
+        "credits",
+        "on",
+        "busy",
+        "routed",
+        "rport",
+        "rvc",
+        "cok",
+        "rla",
     ]
     .iter()
     .position(|s| *s == stem)
@@ -229,6 +258,14 @@ mod tests {
         assert_eq!(block_stem("r_core", "r_core$arb"), "arb");
         assert_eq!(block_stem("r_core", "r_core$dec$0$node"), "dec$0$node");
         assert_eq!(block_stem("x", "other$7"), "other");
+        assert_eq!(
+            block_stem("r_core", "r_core_flow_control_unit"),
+            "flow_control_unit"
+        );
+        assert_eq!(
+            block_stem("r_core", "r_core_address_decoder_2"),
+            "address_decoder"
+        );
     }
 
     #[test]

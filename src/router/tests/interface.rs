@@ -257,7 +257,7 @@ fn the_matrix_covers_every_algorithm_and_topology_and_compiles() {
             }
         }
     }
-    for w in ROUTER_WIDTHS {
+    for w in crate::limits::ROUTER_FLIT_WIDTHS {
         assert!(m.iter().any(|s| s.flit_width == w));
     }
     for s in &m {

@@ -458,7 +458,7 @@ fn a_port_that_loses_the_switch_sends_its_other_vc_to_an_idle_output() {
 /// Where VC allocation reads the permitted output VCs of a waiting head
 /// (docs/router.md, route computation): from the decoded routes kept in
 /// flip-flops (`fcand`, `acand`) when the route is decoded a cycle early,
-/// from a decoder's answer (`dec$i$cand`) with look-ahead (the local
+/// from a decoder's answer (`dec_i_cand`) with look-ahead (the local
 /// port) and one cycle per router. The scoreboards hold
 /// the two forms to the same behaviour; this holds each option to its
 /// form, so that the decoder does not come back onto the allocation path.
@@ -468,14 +468,14 @@ fn vc_allocation_reads_the_decoded_route_from_flip_flops_where_it_is_decoded_ear
         core_verilog(s)
             .expect("verilog")
             .lines()
-            .filter(|l| l.trim_start().starts_with("wire perm$0$"))
+            .filter(|l| l.trim_start().starts_with("wire perm_0_"))
             .collect::<Vec<_>>()
             .join("\n")
     };
     let base = spec(Algorithm::DimensionOrder, 4, 2);
     let early = perm(&base);
     assert!(
-        early.contains("fcand$") && early.contains("acand$") && !early.contains("dec$"),
+        early.contains("fcand_") && early.contains("acand_") && !early.contains("dec_"),
         "{early}"
     );
     for s in [
@@ -487,7 +487,7 @@ fn vc_allocation_reads_the_decoded_route_from_flip_flops_where_it_is_decoded_ear
     ] {
         let late = perm(&s);
         assert!(
-            late.contains("dec$") && !late.contains("fcand$"),
+            late.contains("dec_") && !late.contains("fcand_"),
             "pipeline {} look-ahead {}: {late}",
             s.pipeline,
             s.lookahead

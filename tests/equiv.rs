@@ -1,0 +1,90 @@
+//! The router core [`routergen::hdl`] writes (one module per distinct body,
+//! flip-flops inline, no `$`) against the one rust-hdl's `generate_verilog`
+//! writes: Yosys and ABC prove the two equivalent. The default suite proves
+//! a small router; `make equiv` proves the reference router, one router
+//! per option family and every configuration of `make matrix`.
+
+use std::path::Path;
+use std::time::Instant;
+
+use routergen::router::{matrix, prove_core_equivalent};
+use routergen::spec::{RouterSpec, SpecInput};
+
+/// The spec of the TOML lines `toml`.
+fn spec(toml: &str) -> RouterSpec {
+    SpecInput::from_toml(toml, Path::new("sample.toml"))
+        .and_then(|s| s.resolve())
+        .expect("a valid spec")
+        .spec
+}
+
+/// Proves each spec's core equivalent, printing the time each took; the
+/// names of those not proved.
+fn unproved(specs: &[RouterSpec]) -> Vec<String> {
+    let mut failed = Vec::new();
+    for s in specs {
+        let t = Instant::now();
+        match prove_core_equivalent(s) {
+            Ok(_) => println!(
+                "equivalent: {} ({:.0} s)",
+                s.name(),
+                t.elapsed().as_secs_f64()
+            ),
+            Err(e) => {
+                println!("NOT PROVED: {}: {e}", s.name());
+                failed.push(s.name());
+            }
+        }
+    }
+    failed
+}
+
+/// Dimension order on a 3x3 mesh (the router of the formal proofs).
+#[test]
+fn a_small_router_is_rust_hdls() {
+    let specs =
+        ["algorithm = \"dor\"\nradix = 3\nvcs = 2\nflit_width = 16\nbuffer_depth = 2"].map(spec);
+    let failed = unproved(&specs);
+    assert!(failed.is_empty(), "not proved: {failed:?}");
+}
+
+/// The reference router, and one router per option family the matrix does
+/// not vary: look-ahead with one cycle per router, a programmable table,
+/// on/off flow control, block RAM and distributed RAM buffers, a
+/// path-selection heuristic with registers of its own (`make equiv`).
+#[test]
+#[ignore = "minutes: make equiv"]
+fn the_reference_router_and_each_option_family_are_rust_hdls() {
+    let specs = [
+        "algorithm = \"dor\"\nvcs = 2\nflit_width = 32\nbuffer_depth = 4",
+        "algorithm = \"duato\"\nradix = 3\nvcs = 2\nflit_width = 16\nbuffer_depth = 2\n\
+         lookahead = true\npipeline = 1",
+        "algorithm = \"west-first\"\nvcs = 1\nflit_width = 16\nbuffer_depth = 2\n\
+         table = \"economical\"",
+        "algorithm = \"negative-first\"\ntopology = \"hypercube\"\ndims = 3\nradix = 2\n\
+         flit_width = 16\nflow_control = \"on-off\"",
+        "algorithm = \"dor\"\ntopology = \"torus\"\nvcs = 2\nflit_width = 16\nbuffer_depth = 2\n\
+         buffers = \"bram\"",
+        "algorithm = \"dor\"\ntopology = \"torus\"\nvcs = 2\nflit_width = 16\nbuffer_depth = 2\n\
+         buffers = \"lutram\"",
+        "algorithm = \"duato\"\nvcs = 2\nflit_width = 16\nbuffer_depth = 2\n\
+         path_selection = \"lru\"",
+    ]
+    .map(spec);
+    let failed = unproved(&specs);
+    assert!(failed.is_empty(), "not proved: {failed:?}");
+}
+
+/// Every configuration of `make matrix` (`make equiv`; `ONLY=` a part of
+/// the names).
+#[test]
+#[ignore = "hours: make equiv"]
+fn every_matrix_router_is_rust_hdls() {
+    let only = std::env::var("MATRIX_ONLY").unwrap_or_default();
+    let specs: Vec<RouterSpec> = matrix()
+        .into_iter()
+        .filter(|s| s.name().contains(&only))
+        .collect();
+    let failed = unproved(&specs);
+    assert!(failed.is_empty(), "not proved: {failed:?}");
+}
