@@ -115,9 +115,11 @@ fn every_rtl_option_changes_the_module_name() {
     let variants = [
         "",
         "lookahead = true\nflit_width = 32",
+        "lookahead = true\nflit_width = 32\npipeline = 1",
         "buffer_depth = 2",
         "addressing = \"absolute\"",
         "buffers = \"bram\"",
+        "buffers = \"lutram\"",
         "flow_control = \"on-off\"",
         "table = \"economical\"",
         "table = \"full\"",

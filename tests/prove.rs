@@ -425,6 +425,6 @@ fn output_directory_router_liveness_proof_and_mutant() {
 #[test]
 #[ignore = "minutes: make prove"]
 fn output_directory_router_order_proof_and_mutants() {
-    let wrong_slot = ("out_data = slot_data$1$q;", "out_data = slot_data$0$q;");
+    let wrong_slot = ("out_data = slot_data_1;", "out_data = slot_data_0;");
     proved_then_mutants_fail("order", "", &[wrong_slot]);
 }

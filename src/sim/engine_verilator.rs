@@ -185,7 +185,7 @@ const CXX_OPT: &str = "-O2";
 /// assignments to `out_valid` into their own block removes the loop
 /// (measured: about 30% fewer seconds per cycle on the 8x8 mesh).
 const VERILATOR_CONFIG: &str = "`verilator_config\n\
-isolate_assignments -module \"*fcu*\" -var \"out_valid\"\n";
+isolate_assignments -module \"*flow_control_unit*\" -var \"out_valid\"\n";
 
 /// Compiles the network (or finds it in the cache) and returns the shared
 /// object's path.
