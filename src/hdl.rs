@@ -57,7 +57,7 @@ pub fn write(top: &dyn Block, name: &str, titles: &[(&str, &str)]) -> Result<Wri
     w.module(0)?;
     let mut text = String::new();
     // The top module first, then each module where it is first used.
-    for (i, (_, body)) in w.order.iter().enumerate().rev() {
+    for (i, body) in w.order.iter().enumerate().rev() {
         if i + 1 != w.order.len() {
             text.push('\n');
         }
@@ -182,8 +182,8 @@ struct Writer<'a> {
     bodies: HashMap<String, String>,
     /// Module names in use, by the base they were made from.
     taken: HashMap<String, usize>,
-    /// (name, text) of each module in the order written (children first).
-    order: Vec<(String, String)>,
+    /// Each module's text in the order written (children first).
+    order: Vec<String>,
     /// The always blocks of `#[hdl_gen]` code, by the code's AST.
     code_cache: HashMap<String, String>,
 }
@@ -245,8 +245,8 @@ impl Writer<'_> {
             }
         };
         // Child inputs the code only copies a parent signal into, and the
-        // registers' clocks: connected directly.
-        // Names mentioned once (a copy's target is mentioned only there).
+        // registers' clocks, are connected directly; a copy's target is
+        // mentioned only there.
         let mut mentions: HashMap<String, usize> = HashMap::new();
         map_idents(&code, |id| {
             *mentions.entry(id.to_string()).or_insert(0) += 1;
@@ -297,8 +297,7 @@ impl Writer<'_> {
             self.fresh_name(&node.name)
         };
         self.bodies.insert(respelled.clone(), name.clone());
-        self.order
-            .push((name.clone(), respelled.replace(BODY_MARK, &name)));
+        self.order.push(respelled.replace(BODY_MARK, &name));
         Ok(name)
     }
 
