@@ -244,16 +244,17 @@ impl Writer<'_> {
                 )))
             }
         };
-        // Child inputs the code only copies a parent signal into, and the
-        // registers' clocks, are connected directly; a copy's target is
-        // mentioned only there.
+        // The registers' clocks, where the code only copies the clock into
+        // them, are the clock itself (a copy's target is mentioned only
+        // there). Child inputs stay signals of their own: connected straight
+        // to the parent's signals, the plane slices' and VC-port routers'
+        // testbenches never settled in Icarus.
         let mut mentions: HashMap<String, usize> = HashMap::new();
         map_idents(&code, |id| {
             *mentions.entry(id.to_string()).or_insert(0) += 1;
             None
         });
         let once = |n: &str| mentions.get(n) == Some(&1);
-        let mut direct: HashMap<String, String> = HashMap::new();
         let mut clock_of: Vec<String> = Vec::new();
         for r in &regs {
             let stub = format!("{}$clock", r.name);
@@ -267,26 +268,7 @@ impl Writer<'_> {
                 None => clock_of.push(stub),
             }
         }
-        for (c, _) in &kids {
-            let child = &self.tree.nodes[*c];
-            for a in child
-                .atoms
-                .iter()
-                .filter(|a| a.kind == AtomKind::InputParameter)
-            {
-                let stub = format!("{}${}", child.name, a.name);
-                if !once(&stub) {
-                    continue;
-                }
-                // Only a signal declared before the instances: a port or
-                // a local of the block, not a name the code declares.
-                let declared = |n: &str| node.atoms.iter().any(|a| a.name == n);
-                if let Some(src) = take_copy(&mut code, &stub, declared) {
-                    direct.insert(stub, src);
-                }
-            }
-        }
-        let body = self.body(at, &regs, &clock_of, &kids, &direct, &code);
+        let body = self.body(at, &regs, &clock_of, &kids, &code);
         let respelled = respell_module(&body, &regs)?;
         if let Some(name) = self.bodies.get(&respelled) {
             return Ok(name.clone());
@@ -331,7 +313,6 @@ impl Writer<'_> {
         regs: &[Register],
         clock_of: &[String],
         kids: &[(usize, String)],
-        direct: &HashMap<String, String>,
         code: &str,
     ) -> String {
         let node = &self.tree.nodes[at];
@@ -415,9 +396,6 @@ impl Writer<'_> {
             let mut any = false;
             for a in child.atoms.iter().filter(|a| a.kind.is_parameter()) {
                 let stub = format!("{}${}", child.name, a.name);
-                if direct.contains_key(&stub) {
-                    continue;
-                }
                 if !any {
                     s.push('\n');
                     any = true;
@@ -440,9 +418,8 @@ impl Writer<'_> {
                 .collect();
             for (i, a) in ports.iter().enumerate() {
                 let stub = format!("{}${}", child.name, a.name);
-                let to = direct.get(&stub).unwrap_or(&stub);
                 let comma = if i + 1 < ports.len() { "," } else { "" };
-                s.push_str(&format!("        .{}({to}){comma}\n", a.name));
+                s.push_str(&format!("        .{}({stub}){comma}\n", a.name));
             }
             s.push_str("    );\n");
         }
