@@ -463,7 +463,7 @@ impl Writer<'_> {
     }
 }
 
-/// `code` without the always blocks the direct connections emptied (and
+/// `code` without the always blocks the clock copies taken out emptied (and
 /// the comment line above each), its lines' common indentation removed.
 fn tidy(code: &str) -> String {
     let lines: Vec<&str> = code.trim_end().lines().collect();
