@@ -52,11 +52,13 @@ outdir-slow:
 matrix:
 	MATRIX_ONLY="$(ONLY)" $(CARGO) test --test outdir matrix_lint_sim_synth -- --ignored --nocapture
 
-# The Verilog routergen writes (src/hdl.rs: one module per distinct body,
+# The Verilog routergen writes (src/hdl/: one module per distinct body,
 # flip-flops inline, no `$`) proved equivalent by Yosys to rust-hdl's own
 # generate_verilog output, for every configuration of `make matrix`
-# (ONLY=name-part selects some); the default suite proves a sample.
+# (ONLY=name-part selects some), and its always blocks written as rust-hdl
+# writes them; the default suite checks a sample.
 equiv:
+	$(CARGO) test --lib the_code_is_rust_hdls_on_every_matrix_router -- --ignored
 	MATRIX_ONLY="$(ONLY)" $(CARGO) test --test equiv -- --ignored --nocapture --test-threads 1
 
 # Bitstreams of the bring-up design for every board (out/fpga/<board>/build/).

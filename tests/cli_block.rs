@@ -31,10 +31,17 @@ fn writes_one_file_named_after_the_block_with_a_parameterized_top_module() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = std::fs::read_to_string(dir.join("crossbar.v")).unwrap();
-    assert!(text.contains("module crossbar_p3_w8("));
+    assert!(text.contains("module crossbar_p3_w8 ("));
     assert!(!text.contains("module top"), "rust-hdl's name is gone");
-    // Children are renamed with the top, so blocks can share a design.
-    assert!(text.contains("module crossbar_p3_w8$held$0("));
+    // The flip-flops are registers of the crossbar, and no name has a `$`.
+    assert_eq!(text.matches("\nmodule ").count(), 1, "one module");
+    assert!(text.contains("    reg held_0;\n"));
+    assert!(!text.contains('$'));
+    // A child module is named after the top, so blocks can share a design.
+    let out = routergen(&["block", "vc-controller", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success());
+    let text = std::fs::read_to_string(dir.join("vc_controller.v")).unwrap();
+    assert!(text.contains("module vc_controller_v2_w16_d4_vc ("));
 }
 
 #[test]

@@ -66,7 +66,7 @@ fn crossbar_proved_and_mutant_caught() {
         ..BlockParams::default()
     };
     // The mutant carries input 1's head mark as output 0's tail.
-    proved_and_mutant_caught(BlockKind::Crossbar, params, "| in_tail$1;", "| in_head$1;");
+    proved_and_mutant_caught(BlockKind::Crossbar, params, "| in_tail_1;", "| in_head_1;");
 }
 
 #[test]
@@ -79,8 +79,8 @@ fn routing_arbiter_proved_and_mutant_caught() {
     proved_and_mutant_caught(
         BlockKind::RoutingArbiter,
         params,
-        "if (~won$0 & pick$1$v",
-        "if (pick$1$v",
+        "if (~won_0 & pick_1_v",
+        "if (pick_1_v",
     );
 }
 
@@ -96,8 +96,8 @@ fn vc_controller_proved_and_mutant_caught() {
     proved_and_mutant_caught(
         BlockKind::VcController,
         params,
-        "vc$1$send_req = grant$1;",
-        "vc$1$send_req = 1'b0;",
+        "vc_1_send_req = grant_1;",
+        "vc_1_send_req = 1'b0;",
     );
 }
 
@@ -106,8 +106,8 @@ fn header_selector_proved_and_mutant_caught() {
     caught(
         BlockKind::HeaderSelector,
         BlockParams::default(),
-        "out_hdr = hdr$1;",
-        "out_hdr = hdr$0;",
+        "out_hdr = hdr_1;",
+        "out_hdr = hdr_0;",
         true,
     );
 }
@@ -135,8 +135,8 @@ fn economical_storage_table_proved_and_mutant_caught() {
     proved_and_mutant_caught(
         BlockKind::EconomicalStorageTable,
         params,
-        "localparam  init_mask$12 = 1'b1;",
-        "localparam  init_mask$12 = 1'b0;",
+        "localparam init_mask_12 = 1'b1;",
+        "localparam init_mask_12 = 1'b0;",
     );
 }
 
@@ -147,8 +147,8 @@ fn lookahead_mux_proved_and_mutant_caught() {
     caught(
         BlockKind::LookaheadMux,
         BlockParams::default(),
-        "if (next_mask$5) begin\n                field = field | bit$0;",
-        "if (next_mask$5) begin\n                field = field | bit$1;",
+        "if (next_mask_5) begin\n                field = field | bit_0;",
+        "if (next_mask_5) begin\n                field = field | bit_1;",
         true,
     );
 }

@@ -8,16 +8,16 @@
 //! cost grows with F^2.
 //!
 //! Ports (P inputs and outputs, F candidates per input, k = i * F + j):
-//! - `req$i`: input i holds a head flit waiting for an output.
-//! - `cand$k` (4 bits), `cand_valid$k`: choice j of input i is output
-//!   `cand$k`; choices are listed in the routing algorithm's preference
+//! - `req_i`: input i holds a head flit waiting for an output.
+//! - `cand_k` (4 bits), `cand_valid_k`: choice j of input i is output
+//!   `cand_k`; choices are listed in the routing algorithm's preference
 //!   order (dimension order for STATIC-XY).
-//! - `out_free$o`: output o can be allocated (not held by another packet,
+//! - `out_free_o`: output o can be allocated (not held by another packet,
 //!   room downstream).
-//! - `out_credits$o` (8 bits): credits of output o (MAX-CREDIT).
-//! - `out_mux$o` (8 bits): virtual channels multiplexed on output o (MIN-MUX).
-//! - `grant$k`: input i is granted its choice j (at most one per input).
-//! - `grant_out$m`, m = o * P + i: output o goes to input i (at most one
+//! - `out_credits_o` (8 bits): credits of output o (MAX-CREDIT).
+//! - `out_mux_o` (8 bits): virtual channels multiplexed on output o (MIN-MUX).
+//! - `grant_k`: input i is granted its choice j (at most one per input).
+//! - `grant_out_m`, m = o * P + i: output o goes to input i (at most one
 //!   per output; the crossbar's `grant` port).
 //!
 //! Matching (separable, input first; every input and every output decides
@@ -445,7 +445,8 @@ impl HwBlock for RoutingArbiter {
         each(&mut self.out_mux, f);
     }
     fn value_limit(&self, name: &str) -> Option<u64> {
-        name.starts_with("cand$").then_some(self._p as u64)
+        // `cand_k`, not `cand_valid_k`.
+        (name.starts_with("cand_") && !name.starts_with("cand_valid")).then_some(self._p as u64)
     }
     fn bias(&self, name: &str) -> Option<f64> {
         name.starts_with("out_free").then_some(0.7)
@@ -703,7 +704,7 @@ mod tests {
             BlockKind::RoutingArbiter,
             &sets,
             2000,
-            ("won$0 = 1'b1", "won$0 = 1'b0"),
+            ("won_0 = 1'b1", "won_0 = 1'b0"),
         );
     }
 }

@@ -119,7 +119,8 @@ impl Probe for PortProbe {
         };
         self.atoms.push(PortAtom {
             port: Port {
-                name: name.to_string(),
+                // As the Verilog writer spells it (`in_data_0` for `in_data$0`).
+                name: name.replace('$', "_"),
                 width: signal.bits(),
                 input,
             },
@@ -135,7 +136,8 @@ fn probe<B: Block>(block: &B) -> Vec<PortAtom> {
     p.atoms
 }
 
-/// The top-level ports of `block`, in Verilog declaration order.
+/// The top-level ports of `block`, in Verilog declaration order, named as
+/// in the Verilog ([`crate::hdl`]).
 pub fn ports<B: Block>(block: &B) -> Vec<Port> {
     probe(block).into_iter().map(|a| a.port).collect()
 }

@@ -7,13 +7,13 @@
 //! Figure 4: crossbar cost grows with P^2 (one P-input selection per output).
 //!
 //! Ports (k = o * P + i):
-//! - `grant$k` (in): the arbiter connects input i to output o this cycle;
+//! - `grant_k` (in): the arbiter connects input i to output o this cycle;
 //!   at most one per output is expected, the lowest i wins otherwise.
 //!   Ignored while output o holds a connection.
-//! - `in_data$i`, `in_valid$i`, `in_head$i`, `in_tail$i` (in): input flits.
-//! - `out_data$o`, `out_valid$o`, `out_head$o`, `out_tail$o` (out): the
+//! - `in_data_i`, `in_valid_i`, `in_head_i`, `in_tail_i` (in): input flits.
+//! - `out_data_o`, `out_valid_o`, `out_head_o`, `out_tail_o` (out): the
 //!   flit of the input connected to o (all zero when none is).
-//! - `out_busy$o` (out): output o holds a connection from an earlier cycle.
+//! - `out_busy_o` (out): output o holds a connection from an earlier cycle.
 //!
 //! A connection becomes held when a valid non-tail flit passes through a
 //! fresh grant; it is released (in the same cycle) when a valid tail flit
@@ -477,7 +477,7 @@ mod tests {
             BlockKind::Crossbar,
             &sets,
             3000,
-            ("taken$0 = 1'b1", "taken$0 = 1'b0"),
+            ("taken_0 = 1'b1", "taken_0 = 1'b0"),
         );
     }
 }

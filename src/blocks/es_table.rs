@@ -15,10 +15,10 @@
 //!
 //! Ports:
 //! - `cfg_node_we`, `cfg_node` (W bits): write the node-id register;
-//! - `cfg_we`, `cfg_addr` (7 bits), `cfg_mask$o`, `cfg_class` (2 bits):
+//! - `cfg_we`, `cfg_addr` (7 bits), `cfg_mask_o`, `cfg_class` (2 bits):
 //!   write entry `cfg_addr` (addresses past 3^n are ignored);
 //! - `in_data` (W bits), `in_valid`, `in_head`: the incoming flit;
-//! - `cand$o`, `vc_class` (2 bits): the entry for the head flit's
+//! - `cand_o`, `vc_class` (2 bits): the entry for the head flit's
 //!   destination (all zero unless a valid head flit is present).
 //!
 //! Synchronous reset `rst` clears the node id and reloads every entry with
@@ -457,7 +457,7 @@ mod tests {
             BlockKind::EconomicalStorageTable,
             &sets,
             3000,
-            ("class$4$d = cfg_class", "class$4$d = class$4$q"),
+            ("class_4_d = cfg_class", "class_4_d = class_4"),
         );
     }
 }

@@ -769,7 +769,7 @@ mod tests {
     use super::*;
     use crate::blocks::cosim::{random_stimulus, run_model, SplitMix64};
     use crate::blocks::tool_checks::all_checks;
-    use crate::blocks::{emit, prepare, rename_top, BlockKind, BlockParams};
+    use crate::blocks::{emit, prepare, BlockKind, BlockParams};
 
     /// Reference unit written from the module doc; outputs in port order:
     /// data, valid, head, tail, credit_out, send_ok, overflow, after_head,
@@ -929,7 +929,7 @@ mod tests {
                 assert_eq!(g, &want, "on_off={on_off} {storage} cycle {c}");
             }
             assert!(offered > 100, "the stimulus offers flits");
-            let text = emit(unit());
+            let text = emit(unit(), "fcu").expect("written");
             assert!(
                 !text.contains("blank"),
                 "a present unit's Verilog names no override"
@@ -938,11 +938,15 @@ mod tests {
                 continue;
             }
             let flops = |v: String| {
-                crate::flows::yosys::synth(&rename_top(&v, "fcu"), "fcu")
+                crate::flows::yosys::synth(&v, "fcu")
                     .expect("yosys synth")
                     .flip_flops()
             };
-            assert_eq!(flops(emit(unit().absent())), 0, "on_off={on_off} {storage}");
+            assert_eq!(
+                flops(emit(unit().absent(), "fcu").expect("written")),
+                0,
+                "on_off={on_off} {storage}"
+            );
             let data = if storage == BufferStorage::Flops {
                 4 * 16
             } else {
@@ -1242,10 +1246,7 @@ mod tests {
         // the same edge is the front: the old entry (read first).
         ram_verilog_cosimulates(
             BufferStorage::Bram,
-            (
-                "byp_sel$0$d = push & (raddr == wp$q);",
-                "byp_sel$0$d = 1'b0;",
-            ),
+            ("byp_sel_0_d = push & (raddr == wp);", "byp_sel_0_d = 1'b0;"),
         );
     }
 
@@ -1255,7 +1256,7 @@ mod tests {
         // flit after the oldest shows while the oldest leaves.
         ram_verilog_cosimulates(
             BufferStorage::Lutram,
-            ("lut$0$read_address = rp$q;", "lut$0$read_address = raddr;"),
+            ("lut_0_read_address = rp;", "lut_0_read_address = raddr;"),
         );
     }
 

@@ -8,8 +8,8 @@
 //! connection-setup critical path; Figure 4: its cost grows with F.
 //!
 //! Ports (combinational, no clock):
-//! - `hdr$j` (W bits), j < F: the updated header for candidate j;
-//! - `sel$j`: the decision, one-hot (the arbiter's `grant` of this input);
+//! - `hdr_j` (W bits), j < F: the updated header for candidate j;
+//! - `sel_j`: the decision, one-hot (the arbiter's `grant` of this input);
 //!   if several are set the lowest j wins;
 //! - `out_hdr` (W bits): the selected header, zero when none is selected;
 //! - `out_valid`: some candidate is selected.
@@ -129,7 +129,7 @@ mod tests {
             BlockKind::HeaderSelector,
             &sets,
             2000,
-            ("if (sel$1 & ~out_valid)", "if (sel$1)"),
+            ("if (sel_1 & ~out_valid)", "if (sel_1)"),
         );
     }
 }

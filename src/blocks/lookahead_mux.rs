@@ -15,9 +15,9 @@
 //!
 //! Ports (combinational, no clock; j < F candidates, o < P outputs):
 //! - `in_hdr` (W bits): the current head flit;
-//! - `next_mask$m`, m = j * P + o: at the next router along candidate j,
+//! - `next_mask_m`, m = j * P + o: at the next router along candidate j,
 //!   output o is permitted (the concurrent table lookup);
-//! - `sel$j`: the path-selection outcome, one-hot (lowest j wins if not);
+//! - `sel_j`: the path-selection outcome, one-hot (lowest j wins if not);
 //! - `out_hdr` (W bits): `in_hdr` with its look-ahead field replaced by the
 //!   selected candidate's mask (cleared when nothing is selected);
 //! - `out_valid`: a candidate is selected.
@@ -195,7 +195,7 @@ mod tests {
             BlockKind::LookaheadMux,
             &sets,
             2000,
-            ("if (sel$1 & ~out_valid)", "if (sel$1)"),
+            ("if (sel_1 & ~out_valid)", "if (sel_1)"),
         );
     }
 }

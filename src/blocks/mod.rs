@@ -5,8 +5,9 @@
 //! Each block has a synchronous active-high reset `rst` and a clock
 //! `clock`. [`BlockKind`] names the blocks, checks their parameters and
 //! emits Verilog whose modules are named after the block and its
-//! parameters (`crossbar_p5_w16`, children `crossbar_p5_w16$held$0`), so
-//! several blocks can share one design without name clashes.
+//! parameters (`crossbar_p5_w16`, children after the field holding them,
+//! `vc_controller_v2_w16_d4_vc`), so several blocks can share one design
+//! without name clashes.
 
 pub mod address_decoder;
 pub mod arbiter;
@@ -456,14 +457,16 @@ impl BlockKind {
     /// [`module_name`](Self::module_name).
     pub fn verilog(self, params: &BlockParams) -> Result<String> {
         self.check(params)?;
-        let raw = with_block!(self, params, |b| emit(b));
+        let name = self.module_name(params);
+        let raw = with_block!(self, params, |b| emit(b, &name))?;
         let mut text = String::new();
         for (rule, reason) in self.lint_waivers() {
             text.push_str(&format!(
                 "// Waiver {rule}: {reason}\n/* verilator lint_off {rule} */\n"
             ));
         }
-        text.push_str(&rename_top(&raw, &self.module_name(params)));
+        text.push_str(DECLFILENAME_WAIVER);
+        text.push_str(&raw);
         Ok(text)
     }
 
@@ -676,27 +679,30 @@ macro_rules! with_block {
 }
 use with_block;
 
-/// Verilog of a block, as rust-hdl writes it (top module `top`).
-pub fn emit<B: HwBlock>(mut block: B) -> String {
+/// Verilog of a block with top module `name`, as [`crate::hdl::write`]
+/// writes it (each module body once, flip-flops inline, no `$`).
+pub fn emit<B: HwBlock>(mut block: B, name: &str) -> Result<String> {
     prepare(&mut block);
-    generate_verilog(&block)
+    Ok(crate::hdl::write(&block, name, &[])?.text)
 }
+
+/// Verilator's DECLFILENAME waived, with the reason written beside it.
+pub const DECLFILENAME_WAIVER: &str = "\
+// Waiver: `routergen block` writes this file as DIR/<block>.v while the modules are named \
+after the block and its parameters, and the child modules share the file so that one block \
+is one file.
+/* verilator lint_off DECLFILENAME */
+";
 
 fn is_ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$'
 }
 
-/// Renames rust-hdl's top module `top` to `name` and its children
-/// `top$x` to `name$x` (signal names are left alone), and waives
-/// Verilator's DECLFILENAME, with the reason written beside it.
+/// Renames the top module `top` of rust-hdl's `generate_verilog` to `name`
+/// and its children `top$x` to `name$x` (signal names are left alone), and
+/// waives Verilator's DECLFILENAME.
 pub fn rename_top(verilog: &str, name: &str) -> String {
-    format!(
-        "// Waiver: `routergen block` writes this file as DIR/<block>.v while the \
-         modules are named after the block and its parameters, and the child \
-         modules share the file so that one block is one file.\n\
-         /* verilator lint_off DECLFILENAME */\n{}",
-        rename_idents(verilog, name)
-    )
+    format!("{DECLFILENAME_WAIVER}{}", rename_idents(verilog, name))
 }
 
 fn rename_idents(verilog: &str, name: &str) -> String {

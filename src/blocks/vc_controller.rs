@@ -11,10 +11,10 @@
 //! credit counter for the VC's buffer downstream (also D flits).
 //!
 //! Ports (v < V):
-//! - `in_data$v` (W bits), `in_valid$v`, `in_head$v`, `in_tail$v`: flits
-//!   for VC v; `credit_out$v` pulses when VC v's buffer frees a slot;
-//!   `overflow$v` flags a flit refused because the buffer was full.
-//! - `credit_in$v`: a credit for VC v from downstream.
+//! - `in_data_v` (W bits), `in_valid_v`, `in_head_v`, `in_tail_v`: flits
+//!   for VC v; `credit_out_v` pulses when VC v's buffer frees a slot;
+//!   `overflow_v` flags a flit refused because the buffer was full.
+//! - `credit_in_v`: a credit for VC v from downstream.
 //! - `phys_data` (W bits), `phys_valid`, `phys_head`, `phys_tail`,
 //!   `phys_vc` (3 bits): the flit on the physical channel this cycle.
 //!
@@ -24,8 +24,8 @@
 //! restores D credits each.
 //!
 //! On/off flow control ([`VcController::on_off`], docs/interface.md):
-//! `credit_out$v` is VC v's level, high while at least 2 of its D slots are
-//! free (its sender obeys the level a cycle late); `credit_in$v` is the
+//! `credit_out_v` is VC v's level, high while at least 2 of its D slots are
+//! free (its sender obeys the level a cycle late); `credit_in_v` is the
 //! downstream level, which the controller registers and obeys in the cycle
 //! after, so VC v may send in cycle t + 1 when the level was high in t. A
 //! level is low after reset. Credit-mode Verilog carries no trace of it.
@@ -410,10 +410,10 @@ mod tests {
     /// Credit mode's Verilog names no on/off register.
     #[test]
     fn credit_mode_verilog_has_no_level_registers() {
-        let credit = crate::blocks::emit(VcController::<16>::new(3, 2).unwrap());
-        let on_off = crate::blocks::emit(VcController::<16>::on_off(3, 2).unwrap());
+        let credit = crate::blocks::emit(VcController::<16>::new(3, 2).unwrap(), "c").unwrap();
+        let on_off = crate::blocks::emit(VcController::<16>::on_off(3, 2).unwrap(), "o").unwrap();
         assert!(!credit.contains("level"), "credit mode");
-        assert!(on_off.contains("level$0"), "on/off mode");
+        assert!(on_off.contains("level_0"), "on/off mode");
     }
 
     #[test]
@@ -515,7 +515,7 @@ mod tests {
             BlockKind::VcController,
             &sets,
             3000,
-            ("after$1 = seen", "after$1 = 1'b1"),
+            ("after_1 = seen", "after_1 = 1'b1"),
         );
     }
 
@@ -529,7 +529,7 @@ mod tests {
             BlockKind::VcController,
             &sets,
             3000,
-            ("level$0$d = credit_in$0 & ~rst;", "level$0$d = 1'b1;"),
+            ("level_0_d = credit_in_0 & ~rst;", "level_0_d = 1'b1;"),
         );
     }
 }

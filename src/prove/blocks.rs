@@ -2,7 +2,7 @@
 //! block's contract; docs/prove.md lists what is proved).
 //!
 //! Every harness names the block's ports as docs/blocks.md does (element
-//! k of a port vector is the scalar `x$k`) and gathers them into vectors
+//! k of a port vector is the scalar `x_k`) and gathers them into vectors
 //! of its own. Free harness inputs are the block's inputs, which the
 //! solver drives arbitrarily within the assumptions.
 
@@ -250,14 +250,14 @@ fn crossbar(p: &BlockParams, module: &str) -> (String, Vec<String>, usize) {
     );
     let mut conn = String::from(".clock(clock), .rst(rst)");
     for k in 0..n * n {
-        let _ = write!(conn, ", .grant${k}(grant[{k}])");
+        let _ = write!(conn, ", .grant_{k}(grant[{k}])");
     }
     for i in 0..n {
         let _ = write!(
             conn,
-            ", .in_data${i}(in_data[{}:{}]), .in_valid${i}(in_valid[{i}]), .in_head${i}(in_head[{i}]), \
-             .in_tail${i}(in_tail[{i}]), .out_data${i}(out_data[{}:{}]), .out_valid${i}(out_valid[{i}]), \
-             .out_head${i}(out_head[{i}]), .out_tail${i}(out_tail[{i}]), .out_busy${i}(out_busy[{i}])",
+            ", .in_data_{i}(in_data[{}:{}]), .in_valid_{i}(in_valid[{i}]), .in_head_{i}(in_head[{i}]), \
+             .in_tail_{i}(in_tail[{i}]), .out_data_{i}(out_data[{}:{}]), .out_valid_{i}(out_valid[{i}]), \
+             .out_head_{i}(out_head[{i}]), .out_tail_{i}(out_tail[{i}]), .out_busy_{i}(out_busy[{i}])",
             i * w + w - 1,
             i * w,
             i * w + w - 1,
@@ -334,8 +334,8 @@ fn arbiter(p: &BlockParams, module: &str) -> (String, Vec<String>, usize) {
     for i in 0..n {
         let _ = write!(
             conn,
-            ", .req${i}(req[{i}]), .out_free${i}(out_free[{i}]), .out_credits${i}(out_credits[{}:{}]), \
-             .out_mux${i}(out_mux[{}:{}])",
+            ", .req_{i}(req[{i}]), .out_free_{i}(out_free[{i}]), .out_credits_{i}(out_credits[{}:{}]), \
+             .out_mux_{i}(out_mux[{}:{}])",
             8 * i + 7,
             8 * i,
             8 * i + 7,
@@ -345,13 +345,13 @@ fn arbiter(p: &BlockParams, module: &str) -> (String, Vec<String>, usize) {
     for j in 0..k {
         let _ = write!(
             conn,
-            ", .cand${j}(cand[{}:{}]), .cand_valid${j}(cand_valid[{j}]), .grant${j}(grant[{j}])",
+            ", .cand_{j}(cand[{}:{}]), .cand_valid_{j}(cand_valid[{j}]), .grant_{j}(grant[{j}])",
             4 * j + 3,
             4 * j
         );
     }
     for m in 0..n * n {
-        let _ = write!(conn, ", .grant_out${m}(grant_out[{m}])");
+        let _ = write!(conn, ", .grant_out_{m}(grant_out[{m}])");
     }
     let _ = writeln!(s, "  {module} dut({conn});");
     s.push_str(init_block());
@@ -445,9 +445,9 @@ fn vc_controller(p: &BlockParams, module: &str) -> (String, Vec<String>, usize) 
     for i in 0..v {
         let _ = write!(
             conn,
-            ", .in_data${i}(in_data[{}:{}]), .in_valid${i}(in_valid[{i}]), .in_head${i}(in_head[{i}]), \
-             .in_tail${i}(in_tail[{i}]), .credit_in${i}(credit_in[{i}]), .credit_out${i}(credit_out[{i}]), \
-             .overflow${i}(overflow[{i}])",
+            ", .in_data_{i}(in_data[{}:{}]), .in_valid_{i}(in_valid[{i}]), .in_head_{i}(in_head[{i}]), \
+             .in_tail_{i}(in_tail[{i}]), .credit_in_{i}(credit_in[{i}]), .credit_out_{i}(credit_out[{i}]), \
+             .overflow_{i}(overflow[{i}])",
             i * w + w - 1,
             i * w
         );
@@ -554,7 +554,7 @@ fn header_selector(p: &BlockParams, module: &str) -> (String, Vec<String>, usize
     for j in 0..f {
         let _ = write!(
             conn,
-            ", .hdr${j}(hdr[{}:{}]), .sel${j}(sel[{j}])",
+            ", .hdr_{j}(hdr[{}:{}]), .sel_{j}(sel[{j}])",
             j * w + w - 1,
             j * w
         );
@@ -612,7 +612,7 @@ fn address_decoder(p: &BlockParams, module: &str) -> (String, Vec<String>, usize
         ".node_id(node_id), .in_data(in_data), .in_valid(in_valid), .in_head(in_head)",
     );
     for o in 0..ports {
-        let _ = write!(conn, ", .cand${o}(cand[{o}])");
+        let _ = write!(conn, ", .cand_{o}(cand[{o}])");
     }
     let _ = writeln!(s, "  {module} dut({conn});");
     for d in 0..n {
@@ -708,7 +708,7 @@ fn es_table(p: &BlockParams, module: &str) -> Result<(String, Vec<String>, usize
          .in_valid(in_valid), .in_head(in_head), .vc_class(vc_class)",
     );
     for o in 0..ports {
-        let _ = write!(conn, ", .cfg_mask${o}(cfg_mask[{o}]), .cand${o}(cand[{o}])");
+        let _ = write!(conn, ", .cfg_mask_{o}(cfg_mask[{o}]), .cand_{o}(cand[{o}])");
     }
     let _ = writeln!(s, "  {module} dut({conn});");
     s.push_str(init_block());
@@ -829,10 +829,10 @@ fn lookahead_mux(p: &BlockParams, module: &str) -> Result<(String, Vec<String>, 
     );
     let mut conn = String::from(".in_hdr(in_hdr), .out_hdr(out_hdr), .out_valid(out_valid)");
     for j in 0..f {
-        let _ = write!(conn, ", .sel${j}(sel[{j}])");
+        let _ = write!(conn, ", .sel_{j}(sel[{j}])");
     }
     for m in 0..f * ports {
-        let _ = write!(conn, ", .next_mask${m}(next_mask[{m}])");
+        let _ = write!(conn, ", .next_mask_{m}(next_mask[{m}])");
     }
     let _ = writeln!(s, "  {module} dut({conn});");
     // The relation's outputs at router `at` for destination `to`, both as

@@ -12,6 +12,8 @@
 //! are arbitrary.
 
 use std::collections::BTreeMap;
+
+use rayon::prelude::*;
 use std::fmt::Write as _;
 
 use super::text::{init_block, join};
@@ -389,23 +391,54 @@ pub fn routing_table(spec: &RouterSpec) -> Result<Option<Vec<BTreeMap<u64, u64>>
     let rel = crate::algo::Relation::new(spec.algorithm, net, spec.vcs)?;
     let net = &rel.net;
     let f = field_bits(spec);
-    let mut table = vec![BTreeMap::new(); net.port_count()];
-    for node in 0..net.nodes() {
-        for dest in 0..net.nodes() {
-            let offsets: Vec<i64> = (0..net.n())
-                .map(|d| i64::from(net.coord(dest, d)) - i64::from(net.coord(node, d)))
-                .collect();
-            for input in crate::interface::arrival_inputs(&rel, node) {
-                for h in rel.hops(node, input, dest) {
-                    let mut left = offsets.clone();
-                    if let Port::Link { dim, dir } = h.port {
-                        left[dim as usize] += if dir == Dir::Plus { -1 } else { 1 };
+    let field_mask = (1u64 << f) - 1;
+    // Where the relation does not read the input (every shipped algorithm),
+    // one question per node and destination answers for every input.
+    let inputs = |node| {
+        if rel.reads_input() {
+            crate::interface::arrival_inputs(&rel, node)
+        } else {
+            vec![crate::algo::Input::INJECTED]
+        }
+    };
+    // Nodes in parallel chunks, each table merged by union.
+    let tables: Vec<Vec<BTreeMap<u64, u64>>> = (0..net.nodes())
+        .into_par_iter()
+        .fold(
+            || vec![BTreeMap::new(); net.port_count()],
+            |mut table, node| {
+                let mut hops = Vec::new();
+                let ins = inputs(node);
+                for dest in 0..net.nodes() {
+                    for &input in &ins {
+                        hops.clear();
+                        rel.route(node, input, dest, &mut hops);
+                        for h in &hops {
+                            // The offset that remains after this hop, per
+                            // dimension, in the field's two's complement.
+                            let key = (0..net.n()).fold(0u64, |acc, d| {
+                                let mut left =
+                                    i64::from(net.coord(dest, d)) - i64::from(net.coord(node, d));
+                                if let Port::Link { dim, dir } = h.port {
+                                    if dim as usize == d {
+                                        left += if dir == Dir::Plus { -1 } else { 1 };
+                                    }
+                                }
+                                acc | ((left as u64) & field_mask) << (d as u32 * f)
+                            });
+                            *table[net.port_index(h.port)].entry(key).or_insert(0) |= 1u64 << h.vc;
+                        }
                     }
-                    let key = left.iter().enumerate().fold(0u64, |acc, (d, &o)| {
-                        acc | ((o as u64) & ((1 << f) - 1)) << (d as u32 * f)
-                    });
-                    *table[net.port_index(h.port)].entry(key).or_insert(0) |= 1u64 << h.vc;
                 }
+                table
+            },
+        )
+        .collect();
+    let mut table = vec![BTreeMap::new(); net.port_count()];
+    for part in tables {
+        for (port, rows) in part.into_iter().enumerate() {
+            for (key, vcs) in rows {
+                *table[port].entry(key).or_insert(0) |= vcs;
             }
         }
     }

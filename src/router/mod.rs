@@ -226,6 +226,7 @@ use crate::error::{Error, Result};
 use crate::spec::{FlowControl, RouterDatapath, RouterSpec, TableStorage, Topology};
 pub use block::Router;
 pub use organization::Organization;
+use std::cell::RefCell;
 use tables::CompiledTable;
 
 /// Bits of a VC number inside the router (V up to 16).
@@ -273,7 +274,30 @@ fn unsupported(what: String) -> Error {
 
 /// The relation of `spec`, compiled for the router's address decoders.
 pub fn compile(spec: &RouterSpec) -> Result<CompiledTable> {
-    compile_with(spec, Knobs::default())
+    thread_local!(static LAST: Last<CompiledTable> = const { RefCell::new(None) });
+    recall(&LAST, spec, || compile_with(spec, Knobs::default()))
+}
+
+/// The last answer computed on this thread, with the spec it was for.
+type Last<T> = RefCell<Option<(RouterSpec, T)>>;
+
+/// `f()`, or the answer `last` keeps where it was for the same `spec`:
+/// generating a router asks for its compiled relation and its Verilog once
+/// per emitted file and proof harness, and at 4,096 nodes a compilation
+/// takes seconds.
+fn recall<T: Clone + 'static>(
+    last: &'static std::thread::LocalKey<Last<T>>,
+    spec: &RouterSpec,
+    f: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    if let Some(t) =
+        last.with_borrow(|l| l.as_ref().and_then(|(s, t)| (s == spec).then(|| t.clone())))
+    {
+        return Ok(t);
+    }
+    let t = f()?;
+    last.set(Some((spec.clone(), t.clone())));
+    Ok(t)
 }
 
 /// The relation of `spec` compiled with the torus dateline virtual channels
@@ -546,10 +570,13 @@ pub fn core_verilog_rust_hdl(spec: &RouterSpec) -> Result<String> {
 /// configuration's name and a top module `spec.name()` with exactly the
 /// ports of docs/interface.md.
 pub fn verilog(spec: &RouterSpec) -> Result<String> {
-    let table = compile(spec)?;
-    let top = top_verilog_of(spec, &table)?;
-    let core = core_verilog_of(spec, table)?;
-    Ok(format!("{top}\n{core}"))
+    thread_local!(static LAST: Last<String> = const { RefCell::new(None) });
+    recall(&LAST, spec, || {
+        let table = compile(spec)?;
+        let top = top_verilog_of(spec, &table)?;
+        let core = core_verilog_of(spec, table)?;
+        Ok(format!("{top}\n{core}"))
+    })
 }
 
 /// `max(1, ceil(log2 V))`, the width of the `*_vc` ports.

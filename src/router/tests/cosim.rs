@@ -335,11 +335,7 @@ pub(crate) fn cosimulate_with(configs: &[RouterSpec], mutation: (&str, &str)) {
         let mut r = Router::<16>::new(&s).expect("supported");
         crate::blocks::prepare(&mut r);
         let core = core_verilog(&s).expect("supported");
-        let mut var = Variant::new(&mut r, &core, &core_name(&s), 2000, 0x7007 + n as u64);
-        // The core's ports as written (`in_data_0` for rust-hdl's `in_data$0`).
-        for p in var.ports.iter_mut() {
-            p.name = crate::hdl::respell(&p.name);
-        }
+        let var = Variant::new(&mut r, &core, &core_name(&s), 2000, 0x7007 + n as u64);
         variants.push(if n == 0 { var } else { through_top(&s, &var) });
         eprintln!("{}: model {:?}", s.name(), t0.elapsed());
     }

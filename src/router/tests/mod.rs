@@ -7,7 +7,7 @@
 //! once for all), [`scoreboard`] (the harness) and [`routing`] (it on every
 //! algorithm and topology), [`timing`], [`tables`] (routing tables),
 //! [`interface`] (ports, refusals, the matrix), [`lint`], [`cosim`],
-//! [`network`] (`routergen sim`).
+//! [`network`] (`routergen sim`), [`writer`] (the Verilog writer's code printer).
 
 use std::collections::{HashMap, VecDeque};
 
@@ -116,6 +116,7 @@ mod routing;
 mod scoreboard;
 mod tables;
 mod timing;
+mod writer;
 
 pub(crate) use cosim::*;
 pub(crate) use interface::*;

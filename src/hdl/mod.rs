@@ -9,13 +9,14 @@
 //!
 //! - writes a child that is a `DFF` as a register of its parent, updated in
 //!   one `always @(posedge clock)` block, its initial value as declared;
-//! - connects a child's input straight to the parent's signal where the
-//!   parent only copies that signal into it (`x$clock = clock;`);
+//! - clocks a register by the parent's clock itself where the parent only
+//!   copies the clock into it (`x$clock = clock;`);
 //! - gives every module body one module, named after the field that holds it
 //!   (`<top>_fcu` for the flow-control units), instantiated where it is used;
 //! - spells every `a$b$c` as `a_b_c` (an error where two names would meet).
 //!
-//! Each module's text is rust-hdl's own, with the names respelled:
+//! Each block's `#[hdl_gen]` code is written as rust-hdl writes it
+//! ([`code`], without rust-hdl's cost per indexed name), then respelled:
 //! `make equiv` proves the result equivalent to `generate_verilog`'s
 //! (docs/generate.md).
 
@@ -26,9 +27,10 @@ use rust_hdl::core::atom::{is_atom_signed, Atom, AtomKind};
 use rust_hdl::core::block::Block;
 use rust_hdl::core::probe::Probe;
 use rust_hdl::core::type_descriptor::{TypeDescriptor, TypeKind};
-use rust_hdl::core::verilog_gen::verilog_combinatorial;
 
 use crate::error::{Error, Result};
+
+pub mod code;
 
 /// A block's Verilog as written by [`write`].
 #[derive(Debug, Clone)]
@@ -52,7 +54,6 @@ pub fn write(top: &dyn Block, name: &str, titles: &[(&str, &str)]) -> Result<Wri
         bodies: HashMap::new(),
         taken: HashMap::new(),
         order: Vec::new(),
-        code_cache: HashMap::new(),
     };
     w.module(0)?;
     let mut text = String::new();
@@ -184,8 +185,6 @@ struct Writer<'a> {
     taken: HashMap<String, usize>,
     /// Each module's text in the order written (children first).
     order: Vec<String>,
-    /// The always blocks of `#[hdl_gen]` code, by the code's AST.
-    code_cache: HashMap<String, String>,
 }
 
 /// A `DFF` child: its width, initial value and clock.
@@ -211,29 +210,18 @@ impl Writer<'_> {
             }
         }
         let mut code = match &node.code {
-            Verilog::Combinatorial(block) => {
-                let key = format!("{block:?}");
-                if let Some(text) = self.code_cache.get(&key) {
-                    text.clone()
-                } else {
-                    // A `link` statement of the AST (its Debug form: the
-                    // generator's own link extraction costs as much as the
-                    // code, regular expressions included).
-                    let links = key
-                        .match_indices("Link([")
-                        .any(|(i, m)| !key[i + m.len()..].starts_with("])"));
-                    if links {
-                        return Err(Error::Internal(format!(
-                            "block `{}` links signals, which the Verilog writer does not \
-                             support",
-                            node.name
-                        )));
-                    }
-                    let text = verilog_combinatorial(block);
-                    self.code_cache.insert(key, text.clone());
-                    text
-                }
-            }
+            Verilog::Combinatorial(block) => code::combinatorial(block).map_err(|e| {
+                Error::Internal(match e {
+                    code::Unsupported::Link => format!(
+                        "block `{}` links signals, which the Verilog writer does not support",
+                        node.name
+                    ),
+                    code::Unsupported::Index(name) => format!(
+                        "block `{}`: the Verilog writer cannot evaluate the index of `{name}`",
+                        node.name
+                    ),
+                })
+            })?,
             Verilog::Custom(text) => text.clone(),
             Verilog::Empty => String::new(),
             _ => {
@@ -254,20 +242,14 @@ impl Writer<'_> {
             *mentions.entry(id.to_string()).or_insert(0) += 1;
             None
         });
-        let once = |n: &str| mentions.get(n) == Some(&1);
-        let mut clock_of: Vec<String> = Vec::new();
-        for r in &regs {
-            let stub = format!("{}$clock", r.name);
-            let copied = if once(&stub) {
-                take_copy(&mut code, &stub, |_| true)
-            } else {
-                None
-            };
-            match copied {
-                Some(src) => clock_of.push(src),
-                None => clock_of.push(stub),
-            }
-        }
+        let stubs: Vec<String> = regs.iter().map(|r| format!("{}$clock", r.name)).collect();
+        let mut copies = take_copies(&mut code, |stub| {
+            mentions.get(stub) == Some(&1) && stubs.iter().any(|s| s == stub)
+        });
+        let clock_of: Vec<String> = stubs
+            .into_iter()
+            .map(|stub| copies.remove(&stub).unwrap_or(stub))
+            .collect();
         let body = self.body(at, &regs, &clock_of, &kids, &code);
         let respelled = respell_module(&body, &regs)?;
         if let Some(name) = self.bodies.get(&respelled) {
@@ -343,11 +325,9 @@ impl Writer<'_> {
             }
             s.push_str(");\n");
         }
-        let consts: Vec<&AtomInfo> = node
-            .atoms
-            .iter()
-            .filter(|a| a.kind == AtomKind::Constant)
-            .collect();
+        let of_kind =
+            |k: AtomKind| -> Vec<&AtomInfo> { node.atoms.iter().filter(|a| a.kind == k).collect() };
+        let consts = of_kind(AtomKind::Constant);
         if !consts.is_empty() {
             s.push('\n');
             for a in consts {
@@ -364,11 +344,7 @@ impl Writer<'_> {
                 s.push_str(&format!("    localparam {label} = {value};\n"));
             }
         }
-        let locals: Vec<&AtomInfo> = node
-            .atoms
-            .iter()
-            .filter(|a| a.kind == AtomKind::LocalSignal)
-            .collect();
+        let locals = of_kind(AtomKind::LocalSignal);
         if !locals.is_empty() {
             s.push('\n');
             for a in locals {
@@ -560,66 +536,51 @@ fn dff(node: &Node) -> Option<Register> {
     })
 }
 
-/// Removes the statement `stub = src;` from `code` where it is the only
-/// mention of `stub` and stands alone (at a line's start, or after `;` or
-/// `begin`) and `src` is a plain name that `ok` accepts; returns `src`.
-fn take_copy(code: &mut String, stub: &str, ok: impl Fn(&str) -> bool) -> Option<String> {
-    let hits = ident_positions(code, stub);
-    if hits.len() != 1 {
-        return None;
+/// Removes from `code` each statement `stub = src;` that stands alone (at
+/// a line's start, or after `;` or `begin`), where `src` is a plain name
+/// and `wanted(stub)`; returns each `stub`'s `src`. A line left empty goes.
+fn take_copies(code: &mut String, wanted: impl Fn(&str) -> bool) -> HashMap<String, String> {
+    let plain = |n: &str| {
+        !n.is_empty()
+            && n.chars().all(is_ident_char)
+            && !n.starts_with(|c: char| c.is_ascii_digit())
+    };
+    let mut copies = HashMap::new();
+    let mut kept = String::with_capacity(code.len());
+    for line in code.split_inclusive('\n') {
+        let mut out = String::new();
+        let mut took = false;
+        for stmt in line.split_inclusive(';') {
+            let t = stmt.trim_start();
+            let (begin, t) = match t.strip_prefix("begin ") {
+                Some(rest) => (true, rest.trim_start()),
+                None => (false, t),
+            };
+            let copy = t
+                .strip_suffix(';')
+                .and_then(|t| t.split_once(" = "))
+                .filter(|(stub, src)| plain(stub) && plain(src.trim()) && wanted(stub));
+            match copy {
+                Some((stub, src)) => {
+                    copies.insert(stub.to_string(), src.trim().to_string());
+                    took = true;
+                    if begin {
+                        out.push_str(&stmt[..stmt.find("begin").map_or(0, |i| i + 5)]);
+                    }
+                }
+                None => out.push_str(stmt),
+            }
+        }
+        if !(took && out.trim().is_empty()) {
+            kept.push_str(&out);
+        }
     }
-    let at = hits[0];
-    // Alone: only spaces, `;` or `begin` before it on its line.
-    let line = code[..at].rsplit('\n').next().unwrap_or("").trim_end();
-    if !(line.trim().is_empty() || line.ends_with(';') || line.ends_with("begin")) {
-        return None;
-    }
-    let rest = &code[at + stub.len()..];
-    let rest_t = rest.trim_start();
-    let rest_t = rest_t.strip_prefix('=')?;
-    if rest_t.starts_with('=') {
-        return None;
-    }
-    let rest_t = rest_t.trim_start();
-    let end = rest_t.find(';')?;
-    let src = rest_t[..end].trim();
-    if src.is_empty()
-        || !src.chars().all(is_ident_char)
-        || src.starts_with(|c: char| c.is_ascii_digit())
-    {
-        return None;
-    }
-    if !ok(src) {
-        return None;
-    }
-    let src = src.to_string();
-    let stmt_end = code.len() - rest_t.len() + end + 1;
-    code.replace_range(at..stmt_end, "");
-    // A line left empty by the removal goes too.
-    let line_start = code[..at].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = code[at..].find('\n').map_or(code.len(), |i| at + i);
-    if code[line_start..line_end].trim().is_empty() && line_end < code.len() {
-        code.replace_range(line_start..=line_end, "");
-    }
-    Some(src)
+    *code = kept;
+    copies
 }
 
 fn is_ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$'
-}
-
-/// Byte offsets where `name` stands as a whole identifier in `text`.
-fn ident_positions(text: &str, name: &str) -> Vec<usize> {
-    let b = text.as_bytes();
-    text.match_indices(name)
-        .map(|(i, _)| i)
-        .filter(|&i| {
-            let before = i == 0 || !is_ident_char(b[i - 1] as char) && b[i - 1] != b'\'';
-            let j = i + name.len();
-            let after = j >= b.len() || !is_ident_char(b[j] as char);
-            before && after
-        })
-        .collect()
 }
 
 /// `text` with every identifier `id` replaced by `f(id)` (where `Some`);
@@ -704,18 +665,21 @@ mod tests {
 
     #[test]
     fn a_copy_into_a_child_is_taken_only_where_it_stands_alone() {
+        let all = |_: &str| true;
         let mut code = "always @(*) begin\n    x$clock = clock;\n    y = 1;\nend\n".to_string();
-        assert_eq!(
-            take_copy(&mut code, "x$clock", |_| true).as_deref(),
-            Some("clock")
-        );
+        let copies = take_copies(&mut code, all);
+        assert_eq!(copies.get("x$clock").map(String::as_str), Some("clock"));
         assert_eq!(code, "always @(*) begin\n    y = 1;\nend\n");
-        let mut cond = "if (a) x$d = b;\n".to_string();
-        assert_eq!(take_copy(&mut cond, "x$d", |_| true), None);
-        let mut twice = "x$d = b;\nx$d = c;\n".to_string();
-        assert_eq!(take_copy(&mut twice, "x$d", |_| true), None);
-        let mut expr = "x$d = b & c;\n".to_string();
-        assert_eq!(take_copy(&mut expr, "x$d", |_| true), None);
+        let mut several = "    a = 1; x$clock = clock; y$clock = clk;\n".to_string();
+        assert_eq!(take_copies(&mut several, all).len(), 2);
+        assert_eq!(several, "    a = 1;\n");
+        for kept in ["if (a) x$d = b;\n", "x$d = b & c;\n", "x$d == b;\n"] {
+            let mut c = kept.to_string();
+            assert!(take_copies(&mut c, all).is_empty(), "{kept}");
+            assert_eq!(c, kept);
+        }
+        let mut unwanted = "x$d = b;\n".to_string();
+        assert!(take_copies(&mut unwanted, |s| s != "x$d").is_empty());
     }
 
     #[test]

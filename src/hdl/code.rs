@@ -1,0 +1,447 @@
+//! The Verilog of a block's `#[hdl_gen]` code (rust-hdl's AST), written
+//! the way rust-hdl's `verilog_combinatorial` writes it, byte for byte:
+//! one `always @(*)` block, loops unrolled, a Vec element `x[i]` spelled
+//! `x$3`.
+//!
+//! rust-hdl builds a regular expression and an expression evaluator for
+//! every indexed name it writes, which made them most of the time of
+//! generating a router; here an index is evaluated by [`eval`], a small
+//! integer evaluator. The test `the_code_is_rust_hdls` holds the two equal.
+
+use rust_hdl::core::ast::{
+    VerilogBlock, VerilogBlockOrConditional, VerilogExpression, VerilogOp, VerilogOpUnary,
+    VerilogStatement,
+};
+
+/// Why the code could not be written.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Unsupported {
+    /// A `link` statement (the writer keeps no links).
+    Link,
+    /// An index it cannot evaluate.
+    Index(String),
+}
+
+/// `block` as `always @(*) begin ... end`.
+pub fn combinatorial(block: &VerilogBlock) -> Result<String, Unsupported> {
+    let mut w = CodeWriter::default();
+    w.block(block)?;
+    let mut text = String::from("always @(*) ");
+    for (indent, line) in &w.lines {
+        for _ in 0..*indent {
+            text.push_str("    ");
+        }
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push('\n');
+    Ok(text)
+}
+
+#[derive(Default)]
+struct CodeWriter {
+    lines: Vec<(usize, String)>,
+    indent: usize,
+    /// The line being written.
+    buffer: String,
+    /// The loop variables in scope, outermost first, with their values.
+    loops: Vec<(String, i64)>,
+}
+
+impl CodeWriter {
+    fn write(&mut self, s: &str) {
+        self.buffer.push_str(s);
+    }
+
+    /// Ends the line being written (a line per `\n` in it; none if empty).
+    fn writeln(&mut self, s: &str) {
+        self.buffer.push_str(s);
+        let line = std::mem::take(&mut self.buffer);
+        self.add(&line);
+    }
+
+    fn add(&mut self, text: &str) {
+        for piece in text.split_terminator('\n') {
+            self.lines.push((self.indent, piece.to_string()));
+        }
+    }
+
+    fn block(&mut self, b: &VerilogBlock) -> Result<(), Unsupported> {
+        self.writeln("begin");
+        self.indent += 1;
+        self.statements(b)?;
+        self.indent -= 1;
+        self.lines.push((self.indent, "end".to_string()));
+        Ok(())
+    }
+
+    fn statements(&mut self, b: &VerilogBlock) -> Result<(), Unsupported> {
+        b.iter().try_for_each(|s| self.statement(s))
+    }
+
+    fn statement(&mut self, s: &VerilogStatement) -> Result<(), Unsupported> {
+        match s {
+            VerilogStatement::Assignment(l, r) => {
+                self.expr(l)?;
+                self.write(" = ");
+                self.expr(r)?;
+                self.writeln(";");
+            }
+            VerilogStatement::SliceAssignment {
+                base,
+                width,
+                offset,
+                replacement,
+            } => {
+                self.expr(base)?;
+                self.write("[(");
+                self.expr(offset)?;
+                self.write(&format!(")+:({width})] = "));
+                self.expr(replacement)?;
+                self.writeln(";");
+            }
+            VerilogStatement::If(c) => {
+                self.write("if (");
+                self.expr(&c.test)?;
+                self.write(") ");
+                self.block(&c.then)?;
+                match &c.otherwise {
+                    VerilogBlockOrConditional::Block(b) => {
+                        self.write("else ");
+                        self.block(b)?;
+                    }
+                    VerilogBlockOrConditional::Conditional(c) => {
+                        self.write("else ");
+                        self.statement(c)?;
+                    }
+                    VerilogBlockOrConditional::None => {}
+                }
+            }
+            VerilogStatement::Match(m) => {
+                self.write("case (");
+                self.expr(&m.test)?;
+                self.writeln(")");
+                self.indent += 1;
+                for case in &m.cases {
+                    let label = self.name(&case.condition)?;
+                    self.write(&label);
+                    self.writeln(":");
+                    self.indent += 1;
+                    self.block(&case.block)?;
+                    self.indent -= 1;
+                }
+                self.indent -= 1;
+                self.writeln("endcase");
+            }
+            VerilogStatement::Loop(l) => {
+                for i in l.from.as_usize()..l.to.as_usize() {
+                    self.loops.push((l.index.clone(), i as i64));
+                    let done = self.statements(&l.block);
+                    self.loops.pop();
+                    done?;
+                }
+            }
+            VerilogStatement::Comment(c) => self.add(&format!("// {c}")),
+            VerilogStatement::Link(links) if links.is_empty() => {}
+            VerilogStatement::Link(_) => return Err(Unsupported::Link),
+            VerilogStatement::Macro(b) => self.statements(b)?,
+        }
+        Ok(())
+    }
+
+    fn expr(&mut self, e: &VerilogExpression) -> Result<(), Unsupported> {
+        match e {
+            VerilogExpression::Signal(s) => {
+                let name = self.name(s)?;
+                self.write(&name);
+            }
+            VerilogExpression::Literal(v) => self.write(&v.to_string()),
+            VerilogExpression::Cast(x, bits) => {
+                self.write("((");
+                self.expr(x)?;
+                self.write(&format!(") & {bits}'h{})", ones_hex(*bits)));
+            }
+            VerilogExpression::Signed(x) => self.call("$signed(", x)?,
+            VerilogExpression::Unsigned(x) => self.call("$unsigned(", x)?,
+            VerilogExpression::Paren(x) => self.call("(", x)?,
+            VerilogExpression::Binary(l, op, r) => {
+                self.expr(l)?;
+                self.write(&format!(" {} ", binary(op)));
+                self.expr(r)?;
+            }
+            VerilogExpression::Unary(op, x) => {
+                self.write(unary(op));
+                self.expr(x)?;
+            }
+            VerilogExpression::Index(x, i) => {
+                self.expr(x)?;
+                self.write("[");
+                self.expr(i)?;
+                self.write("]");
+            }
+            VerilogExpression::Slice(x, width, offset) => {
+                self.expr(x)?;
+                self.write("[(");
+                self.expr(offset)?;
+                self.write(&format!(")+:({width})]"));
+            }
+            VerilogExpression::IndexReplace(x, i, v) => {
+                self.write("(");
+                self.expr(x)?;
+                self.write(" & ~(1 << (");
+                self.expr(i)?;
+                self.write(")) | ((");
+                self.expr(v)?;
+                self.write(") << (");
+                self.expr(i)?;
+                self.write(")))");
+            }
+        }
+        Ok(())
+    }
+
+    fn call(&mut self, open: &str, x: &VerilogExpression) -> Result<(), Unsupported> {
+        self.write(open);
+        self.expr(x)?;
+        self.write(")");
+        Ok(())
+    }
+
+    /// A name as rust-hdl spells it: a loop variable its value (the
+    /// outermost of that name), `self.a.b` as `a$b` without `$next`, and
+    /// the first `[index]` evaluated, as `$value`.
+    fn name(&self, raw: &str) -> Result<String, Unsupported> {
+        if let Some((_, v)) = self.loops.iter().find(|(var, _)| var == raw) {
+            return Ok(v.to_string());
+        }
+        let raw = raw.strip_prefix('.').unwrap_or(raw);
+        let mut x = raw.replace('.', "$").replace("::", "$");
+        while let Some(stem) = x.strip_suffix("$next") {
+            x.truncate(stem.len());
+        }
+        if let Some(open) = x.find('[') {
+            if let Some(close) = x[open..].find(']').map(|c| open + c) {
+                // Where a name is bound twice, the innermost binding counts.
+                let value = eval(&x[open + 1..close], &|var: &str| {
+                    self.loops.iter().rev().find(|(v, _)| v == var).map(|p| p.1)
+                })
+                .ok_or_else(|| Unsupported::Index(x.clone()))?;
+                x.replace_range(open..=close, &format!("${value}"));
+            }
+        }
+        Ok(x)
+    }
+}
+
+fn binary(op: &VerilogOp) -> &'static str {
+    match op {
+        VerilogOp::Add => "+",
+        VerilogOp::Sub => "-",
+        VerilogOp::Mul => "*",
+        VerilogOp::LogicalAnd => "&&",
+        VerilogOp::LogicalOr => "||",
+        VerilogOp::BitXor => "^",
+        VerilogOp::BitAnd => "&",
+        VerilogOp::BitOr => "|",
+        VerilogOp::Shl => "<<",
+        VerilogOp::Shr => ">>",
+        VerilogOp::Eq => "==",
+        VerilogOp::Lt => "<",
+        VerilogOp::Le => "<=",
+        VerilogOp::Ne => "!=",
+        VerilogOp::Ge => ">=",
+        VerilogOp::Gt => ">",
+    }
+}
+
+fn unary(op: &VerilogOpUnary) -> &'static str {
+    match op {
+        VerilogOpUnary::Not => "~",
+        VerilogOpUnary::Neg => "-",
+        VerilogOpUnary::All => "&",
+        VerilogOpUnary::Any => "|",
+        VerilogOpUnary::Xor => "^",
+    }
+}
+
+/// `2^bits - 1` in hexadecimal digits.
+fn ones_hex(bits: usize) -> String {
+    if bits == 0 {
+        return "0".into();
+    }
+    let mut s = String::new();
+    match bits % 4 {
+        1 => s.push('1'),
+        2 => s.push('3'),
+        3 => s.push('7'),
+        _ => {}
+    }
+    s.push_str(&"f".repeat(bits / 4));
+    s
+}
+
+/// An index expression of integers, names (`var`), `+ - * / %` and
+/// parentheses, evaluated; `None` where it is anything else.
+pub fn eval(text: &str, var: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
+    let tokens = tokens(text)?;
+    let mut p = Parser {
+        tokens: &tokens,
+        at: 0,
+        var,
+    };
+    let v = p.sum()?;
+    (p.at == tokens.len()).then_some(v)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Token {
+    Num(i64),
+    Name(String),
+    Op(char),
+}
+
+fn tokens(text: &str) -> Option<Vec<Token>> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i] as char;
+        if c.is_ascii_whitespace() {
+            i += 1;
+        } else if c.is_ascii_digit() {
+            let j = i + b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+            out.push(Token::Num(text[i..j].parse().ok()?));
+            i = j;
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let j = i + b[i..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                .count();
+            out.push(Token::Name(text[i..j].to_string()));
+            i = j;
+        } else if "+-*/%()".contains(c) {
+            out.push(Token::Op(c));
+            i += 1;
+        } else {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+struct Parser<'a> {
+    tokens: &'a [Token],
+    at: usize,
+    var: &'a dyn Fn(&str) -> Option<i64>,
+}
+
+impl Parser<'_> {
+    fn peek_op(&self) -> Option<char> {
+        match self.tokens.get(self.at) {
+            Some(Token::Op(c)) => Some(*c),
+            _ => None,
+        }
+    }
+
+    fn sum(&mut self) -> Option<i64> {
+        let mut v = self.product()?;
+        while let Some(op @ ('+' | '-')) = self.peek_op() {
+            self.at += 1;
+            let r = self.product()?;
+            v = if op == '+' {
+                v.checked_add(r)?
+            } else {
+                v.checked_sub(r)?
+            };
+        }
+        Some(v)
+    }
+
+    fn product(&mut self) -> Option<i64> {
+        let mut v = self.atom()?;
+        while let Some(op @ ('*' | '/' | '%')) = self.peek_op() {
+            self.at += 1;
+            let r = self.atom()?;
+            v = match op {
+                '*' => v.checked_mul(r)?,
+                '/' => v.checked_div(r)?,
+                _ => v.checked_rem(r)?,
+            };
+        }
+        Some(v)
+    }
+
+    fn atom(&mut self) -> Option<i64> {
+        let t = self.tokens.get(self.at)?.clone();
+        self.at += 1;
+        match t {
+            Token::Num(n) => Some(n),
+            Token::Name(n) => (self.var)(&n),
+            Token::Op('-') => self.atom()?.checked_neg(),
+            Token::Op('(') => {
+                let v = self.sum()?;
+                (self.peek_op() == Some(')')).then(|| self.at += 1)?;
+                Some(v)
+            }
+            Token::Op(_) => None,
+        }
+    }
+}
+
+/// Every distinct `#[hdl_gen]` code in `top`'s tree that [`combinatorial`]
+/// writes differently from rust-hdl's `verilog_combinatorial` (the test's
+/// oracle), with both texts; and how many distinct codes were compared.
+#[cfg(test)]
+pub(crate) fn differences(
+    top: &dyn rust_hdl::core::block::Block,
+) -> (Vec<(String, String)>, usize) {
+    use rust_hdl::core::ast::Verilog;
+    use rust_hdl::core::probe::Probe;
+    struct Codes(Vec<VerilogBlock>, std::collections::HashSet<String>);
+    impl Probe for Codes {
+        fn visit_start_scope(&mut self, _name: &str, node: &dyn rust_hdl::core::block::Block) {
+            if let Verilog::Combinatorial(b) = node.hdl() {
+                if self.1.insert(format!("{b:?}")) {
+                    self.0.push(b);
+                }
+            }
+        }
+    }
+    let mut codes = Codes(Vec::new(), Default::default());
+    top.accept("top", &mut codes);
+    let diffs = codes
+        .0
+        .iter()
+        .filter_map(|b| {
+            let theirs = rust_hdl::core::verilog_gen::verilog_combinatorial(b);
+            let ours = combinatorial(b).unwrap_or_else(|e| format!("{e:?}"));
+            (ours != theirs).then_some((ours, theirs))
+        })
+        .collect();
+    (diffs, codes.0.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indices_evaluate_with_precedence_and_bound_names() {
+        let var = |n: &str| (n == "i").then_some(5);
+        assert_eq!(eval("((i+1))", &var), Some(6));
+        assert_eq!(eval("i*2+1", &var), Some(11));
+        assert_eq!(eval("(i+1)*2 % 4", &var), Some(0));
+        assert_eq!(eval("7 / 2 - -1", &var), Some(4));
+        assert_eq!(eval("j", &var), None);
+        assert_eq!(eval("i+", &var), None);
+        assert_eq!(eval("i << 1", &var), None);
+    }
+
+    #[test]
+    fn masks_are_all_ones() {
+        assert_eq!(ones_hex(1), "1");
+        assert_eq!(ones_hex(4), "f");
+        assert_eq!(ones_hex(6), "3f");
+        assert_eq!(ones_hex(11), "7ff");
+    }
+}
