@@ -28,6 +28,7 @@ use crate::algo::{Network, NodeId, Relation};
 use crate::error::{Error, Result};
 use crate::model::{evaluate, tech::Technology, ModelInput};
 use crate::router::tables::CompiledTable;
+use crate::spec::names::named_enum;
 use crate::spec::RouterSpec;
 
 use network::{Engine, Flit, Wiring};
@@ -38,17 +39,18 @@ use traffic::{bisection_rate, Injection, Length, Pattern};
 /// Cycles `rst` is held high at the start.
 pub const RESET_CYCLES: u64 = 2;
 
-/// The simulation engines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum EngineKind {
-    /// rust-hdl models of the routers, in this process.
-    Rust,
-    /// The emitted Verilog, compiled by Verilator (cached), in this process.
-    Verilator,
-    /// The router's gate-level netlist (Yosys, cached), every router of
-    /// the network evaluated at once, bit-parallel.
-    Netlist,
-}
+named_enum!(
+    /// The simulation engines.
+    EngineKind, "simulation engine", {
+        /// rust-hdl models of the routers, in this process.
+        Rust => "rust" [],
+        /// The emitted Verilog, compiled by Verilator (cached), in this process.
+        Verilator => "verilator" [],
+        /// The router's gate-level netlist (Yosys, cached), every router of
+        /// the network evaluated at once, bit-parallel.
+        Netlist => "netlist" [],
+    }
+);
 
 impl EngineKind {
     /// The fastest engine installed here, the default of `routergen sim`:
