@@ -171,19 +171,19 @@ impl SimConfig {
     pub fn check(&self) -> Result<()> {
         if !(self.load >= 0.0 && self.load.is_finite()) {
             return Err(Error::InvalidSpec(format!(
-                "--load {} must be a non-negative number (a fraction of the bisection-limited \
+                "load = {} must be a non-negative number (a fraction of the bisection-limited \
                  rate)",
                 self.load
             )));
         }
         if self.measure == 0 {
             return Err(Error::InvalidSpec(
-                "--measure must be at least 1 cycle".into(),
+                "measure = 0: the measurement phase must be at least 1 cycle".into(),
             ));
         }
         if self.watchdog == 0 {
             return Err(Error::InvalidSpec(
-                "--watchdog must be at least 1 cycle".into(),
+                "watchdog = 0: the watchdog must wait at least 1 cycle".into(),
             ));
         }
         let net = Network::new(self.spec.topology, self.spec.dims, self.spec.radix)?;
@@ -191,7 +191,7 @@ impl SimConfig {
         let rate = bisection_rate(&net);
         if self.load * rate > 1.0 {
             return Err(Error::InvalidSpec(format!(
-                "--load {} asks {:.3} flits per node per cycle; a local port takes at most 1 \
+                "load = {} asks {:.3} flits per node per cycle; a local port takes at most 1 \
                  (the largest load here is {:.3})",
                 self.load,
                 self.load * rate,

@@ -77,13 +77,14 @@ impl Target {
 
     /// Fails, naming the option and the targets that take it, when `spec`
     /// keeps its buffers in a kind of memory this target does not have
-    /// (`--buffers lutram` on an iCE40: it has no distributed RAM).
+    /// (`buffers = lutram` on an iCE40: it has no distributed RAM).
     pub fn check_buffers(self, spec: &RouterSpec) -> Result<()> {
         let ice40 = self.device().map(|d| d.family) == Some(Family::Ice40);
         if spec.buffers == crate::spec::BufferStorage::Lutram && ice40 {
             return Err(Error::InvalidSpec(format!(
-                "--buffers lutram: the {} has no distributed RAM; lutram is for the ECP5 \
-                 targets (ecp5-25k, ecp5-85k) and generic; on the iCE40 use --buffers flops or bram",
+                "buffers = lutram: the {} has no distributed RAM; lutram is for the ECP5 \
+                 targets (ecp5-25k, ecp5-85k) and generic; on the iCE40 use buffers = flops \
+                 or bram",
                 self.name()
             )));
         }
