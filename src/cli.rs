@@ -1,14 +1,21 @@
 //! Command-line arguments. The binary parses these and calls the library;
 //! everything here is about words on the command line, nothing about routers.
 
+use std::ffi::OsStr;
+use std::marker::PhantomData;
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::sim::traffic::Injection;
+use crate::sim::EngineKind;
+use crate::spec::names::Named;
 use crate::spec::{
     Addressing, Algorithm, BufferStorage, FlowControl, MetaClusters, PathSelection, RouterDatapath,
     SpecInput, TableStorage, Topology,
 };
+use crate::synth::Target;
 
 /// The whole command line: a subcommand, or the generation flags.
 #[derive(Debug, Parser)]
@@ -157,8 +164,8 @@ pub struct SynthArgs {
     pub spec: SpecArgs,
 
     /// generic (two-input gates), ice40-up5k, ice40-hx8k, ecp5-25k or ecp5-85k.
-    #[arg(long, value_enum, default_value = "generic")]
-    pub target: crate::synth::Target,
+    #[arg(long, value_parser = named::<Target>(), default_value = "generic")]
+    pub target: Target,
 
     /// Clock nextpnr aims at, in MHz [default: 24 on ice40-up5k, 60 on
     /// ice40-hx8k, 100 on ECP5].
@@ -204,8 +211,8 @@ pub struct SimArgs {
     /// Yosys gates, all routers at once in the bits of machine words)
     /// [default: the fastest installed: netlist when Yosys is found, else
     /// verilator when Verilator is, else rust].
-    #[arg(long, value_enum)]
-    pub engine: Option<crate::sim::EngineKind>,
+    #[arg(long, value_parser = named::<EngineKind>())]
+    pub engine: Option<EngineKind>,
 
     /// uniform, transpose, bit-reversal, shuffle, neighbour, or
     /// hot-spot:FRACTION:NODE.
@@ -217,8 +224,8 @@ pub struct SimArgs {
     pub length: String,
 
     /// Packet creation: bernoulli or exponential inter-arrival times.
-    #[arg(long, value_enum, default_value = "bernoulli")]
-    pub injection: crate::sim::traffic::Injection,
+    #[arg(long, value_parser = named::<Injection>(), default_value = "bernoulli")]
+    pub injection: Injection,
 
     /// Offered loads, comma-separated, as fractions of the bisection-limited
     /// rate (LAPSES §2.2).
@@ -310,11 +317,11 @@ pub struct BenchArgs {
     /// Engines to measure, comma-separated.
     #[arg(
         long,
-        value_enum,
+        value_parser = named::<EngineKind>(),
         value_delimiter = ',',
         default_value = "netlist,verilator,rust"
     )]
-    pub engine: Vec<crate::sim::EngineKind>,
+    pub engine: Vec<EngineKind>,
 
     /// Offered load, a fraction of the bisection-limited rate [default:
     /// 0.225, half the saturation load `routergen sim --radix 8 --sweep`
@@ -657,6 +664,38 @@ pub struct CheckArgs {
     pub no_escape: bool,
 }
 
+/// Parses a named enum with the library's own name table, the words a
+/// TOML spec takes too, and offers its names to `--help` and the shell
+/// completions; a bad word gets the table's message (what is allowed).
+#[derive(Clone)]
+pub struct NamedParser<T>(PhantomData<T>);
+
+/// The value parser of the named enum `T`.
+pub fn named<T: Named>() -> NamedParser<T> {
+    NamedParser(PhantomData)
+}
+
+impl<T: Named + Send + Sync> TypedValueParser for NamedParser<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<T, clap::Error> {
+        StringValueParser::new()
+            .try_map(|s| T::parse_name(&s))
+            .parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(T::TABLE.iter().map(|&(_, name, aliases)| {
+            PossibleValue::new(name).aliases(aliases.iter().copied())
+        })))
+    }
+}
+
 fn parse_on_off(s: &str) -> Result<bool, String> {
     match s.to_ascii_lowercase().as_str() {
         "on" | "true" | "yes" | "1" => Ok(true),
@@ -746,6 +785,53 @@ pub struct StudyArgs {
 
     /// Simulation engine: rust, verilator or netlist [default: the
     /// fastest installed, as `routergen sim`].
-    #[arg(long, value_enum)]
-    pub engine: Option<crate::sim::EngineKind>,
+    #[arg(long, value_parser = named::<EngineKind>())]
+    pub engine: Option<EngineKind>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::{Cli, Command};
+    use crate::sim::EngineKind;
+    use crate::spec::names::Named;
+    use crate::synth::Target;
+
+    /// `--help` and the completions offer exactly the library's names.
+    #[test]
+    fn named_flags_offer_the_library_names() {
+        let cli = Cli::command();
+        let synth = cli.find_subcommand("synth").expect("synth");
+        let target = synth
+            .get_arguments()
+            .find(|a| a.get_id() == "target")
+            .expect("--target");
+        let offered: Vec<String> = target
+            .get_possible_values()
+            .iter()
+            .map(|v| v.get_name().to_string())
+            .collect();
+        let names: Vec<String> = Target::all().iter().map(|t| t.to_string()).collect();
+        assert_eq!(offered, names);
+    }
+
+    /// A named flag parses through the library's table, and a bad word is
+    /// a usage error naming the flag and every allowed word.
+    #[test]
+    fn named_flags_parse_with_the_library_table() {
+        let cli = Cli::try_parse_from(["routergen", "bench", "--engine", "rust,netlist"])
+            .expect("parses");
+        match cli.command {
+            Some(Command::Bench(b)) => {
+                assert_eq!(b.engine, [EngineKind::Rust, EngineKind::Netlist])
+            }
+            other => panic!("not bench: {other:?}"),
+        }
+        let e = Cli::try_parse_from(["routergen", "sim", "--engine", "spice"])
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains("--engine") && e.contains("'spice'"), "{e}");
+        assert!(e.contains(&EngineKind::allowed()), "{e}");
+    }
 }

@@ -101,7 +101,7 @@ impl Board {
             .copied()
             .ok_or_else(|| {
                 Error::InvalidSpec(format!(
-                    "--board {name:?} is not a board routergen knows; allowed: {}",
+                    "board = {name:?} is not a board routergen knows; allowed: {}",
                     BOARDS.iter().map(|b| b.name).collect::<Vec<_>>().join(", ")
                 ))
             })
@@ -130,31 +130,31 @@ pub const MESH_RADIX: u32 = 2;
 pub fn check_spec(spec: &RouterSpec) -> Result<()> {
     if spec.topology != Topology::Mesh || spec.dims != 2 || spec.radix != MESH_RADIX {
         return Err(Error::InvalidSpec(format!(
-            "the bring-up design is a 2x2 mesh: it needs --topology mesh --dims 2 --radix 2, \
-             got a {}-ary {}-dimensional {}",
+            "the bring-up design is a 2x2 mesh: it needs topology = mesh, dims = 2, \
+             radix = 2; got a {}-ary {}-dimensional {}",
             spec.radix, spec.dims, spec.topology
         )));
     }
     if spec.flow_control != crate::spec::FlowControl::Credit {
         return Err(Error::InvalidSpec(format!(
-            "--flow-control {}: the bring-up design's traffic generators and checkers use \
-             credit flow control; allowed here: --flow-control credit (routergen -o and \
+            "flow_control = {}: the bring-up design's traffic generators and checkers use \
+             credit flow control; allowed here: flow_control = credit (routergen -o and \
              routergen sim build and check on/off routers)",
             spec.flow_control
         )));
     }
     if spec.lookahead {
         return Err(Error::InvalidSpec(
-            "--lookahead: the bring-up design's traffic generators write their identifiers \
+            "lookahead = true: the bring-up design's traffic generators write their identifiers \
              right above the address fields, where the look-ahead field would be; allowed \
-             here: --lookahead off"
+             here: lookahead = false"
                 .into(),
         ));
     }
     let field = spec.address_field_bits();
     if spec.flit_width < 2 * field + 6 + 2 {
         return Err(Error::InvalidSpec(format!(
-            "--flit-width {}: the bring-up packets need the routing field ({} bits) and 8 \
+            "flit_width = {}: the bring-up packets need the routing field ({} bits) and 8 \
              bits of identifiers and sequence number in the head flit",
             spec.flit_width,
             2 * field
@@ -180,9 +180,10 @@ pub fn check_rams(spec: &RouterSpec, board: &Board) -> Result<()> {
     let have = board.target.block_rams().unwrap_or(0);
     if need > have {
         return Err(Error::InvalidSpec(format!(
-            "--buffers bram: the bring-up mesh's {buffers} input buffers ({routers} routers \
-             of {} wired ports and {} VCs) take {need} block RAMs of {}-bit flits, and the {} \
-             of the {} has {have}; use --buffers flops, fewer --vcs or a narrower --flit-width",
+            "buffers = bram: the bring-up mesh's {buffers} input buffers ({routers} routers \
+             of {} wired ports and vcs = {}) take {need} block RAMs of {}-bit flits, and \
+             the {} of the {} has {have}; use buffers = flops, fewer vcs or a narrower \
+             flit_width",
             wired,
             spec.vcs,
             spec.flit_width,
@@ -525,10 +526,13 @@ pub fn build(spec: &RouterSpec, board: &Board, dir: &Path) -> Result<BuildReport
         return Err(Error::Output {
             path: dir.join("build"),
             message: format!(
-                "the design does not fit the {} ({}): choose a smaller router (--vcs, \
-                 --depth, --flit-width) or a larger board",
+                "the design does not fit the {} ({}): choose a smaller router (now vcs = {}, \
+                 buffer_depth = {}, flit_width = {}) or a larger board",
                 board.target.part(),
-                over.join(", ")
+                over.join(", "),
+                spec.vcs,
+                spec.buffer_depth,
+                spec.flit_width
             ),
         });
     }

@@ -1,11 +1,11 @@
 //! The `routergen` command: parses the arguments, hands them to the
-//! library's [`routergen::commands`], prints the error if there is one, and
-//! exits with the status the outcome or the error calls for (the table of
-//! [`routergen::error`]).
+//! library's [`routergen::commands`], prints the error if there is one
+//! with the flags of the parameters it names, and exits with the status
+//! the outcome or the error calls for (the table of [`routergen::error`]).
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use routergen::cli::Cli;
 use routergen::commands;
@@ -20,10 +20,14 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    // The matches, not just the parsed arguments: they name the subcommand
+    // whose flags the error is given.
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     match commands::run(&cli) {
         Ok(outcome) => ExitCode::from(outcome.exit_code()),
         Err(e) => {
+            let e = commands::flags::name_flags(e, matches.subcommand_name());
             eprintln!("routergen: error: {e}");
             ExitCode::from(e.exit_code() as u8)
         }

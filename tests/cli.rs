@@ -235,35 +235,50 @@ fn unknown_names_are_rejected_with_the_allowed_list() {
 
 #[test]
 fn bad_sizes_are_rejected_with_the_range() {
-    rejects(&["--dims", "0"], &["--dims 0", "1 to 7"]);
-    rejects(&["--dims", "-3"], &["--dims -3", "1 to 7"]);
-    rejects(&["--radix", "1"], &["--radix 1", "2 to 256"]);
-    rejects(&["--radix", "100000"], &["--radix 100000"]);
+    rejects(&["--dims", "0"], &["dims = 0", "1 to 7", "(flag: --dims)"]);
+    rejects(&["--dims", "-3"], &["dims = -3", "1 to 7"]);
+    rejects(
+        &["--radix", "1"],
+        &["radix = 1", "2 to 256", "(flag: --radix)"],
+    );
+    rejects(&["--radix", "100000"], &["radix = 100000"]);
     rejects(
         &["--radix", "99999999999999999999999"],
         &["99999999999999999999999"],
     );
-    rejects(&["--vcs", "0"], &["--vcs 0", "1 to 16"]);
-    rejects(&["--vcs", "17"], &["--vcs 17"]);
-    rejects(&["--depth", "0"], &["--depth 0", "1 to 16"]);
+    rejects(&["--vcs", "0"], &["vcs = 0", "1 to 16"]);
+    rejects(&["--vcs", "17"], &["vcs = 17"]);
+    rejects(
+        &["--depth", "0"],
+        &[
+            "buffer_depth = 0",
+            "1 to 16",
+            "(flag: --depth for buffer_depth)",
+        ],
+    );
     // On/off: the receiver's level needs two free slots (docs/interface.md).
     rejects(
         &["--flow-control", "on-off", "--depth", "1"],
-        &["--depth 1", "on-off", "--depth 2 or more"],
+        &[
+            "buffer_depth = 1",
+            "on-off",
+            "buffer_depth of 2 or more",
+            "(flags: --flow-control, --depth for buffer_depth)",
+        ],
     );
     rejects(
         &["--flit-width", "12"],
-        &["--flit-width 12", "16, 32 or 64"],
+        &["flit_width = 12", "16, 32 or 64", "(flag: --flit-width)"],
     );
     rejects(&["--dims", "3", "--radix", "17"], &["4913 nodes", "4096"]);
-    rejects(&["--dims", "8", "--radix", "2"], &["--dims 8", "1 to 7"]);
+    rejects(&["--dims", "8", "--radix", "2"], &["dims = 8", "1 to 7"]);
     rejects(
         &["--topology", "hypercube", "--radix", "4"],
-        &["--radix 4", "radix 2"],
+        &["radix = 4", "radix 2", "topology = mesh or torus"],
     );
     rejects(
         &["--topology", "torus", "--radix", "2"],
-        &["--radix 2", "3 to 256"],
+        &["radix = 2", "3 to 256", "(flags: --radix, --topology)"],
     );
 }
 
@@ -276,7 +291,8 @@ fn inconsistent_specs_are_rejected_with_the_reason() {
             "planar-adaptive",
             "3-D mesh",
             "at least 3 virtual channels",
-            "got --vcs 1",
+            "got vcs = 1",
+            "(flag: --vcs)",
         ],
     );
     rejects(
@@ -285,11 +301,15 @@ fn inconsistent_specs_are_rejected_with_the_reason() {
     );
     rejects(
         &["--algo", "planar", "--ports", "5"],
-        &["--ports 5", "4x4", "allowed: --ports 4"],
+        &["ports = 5", "4x4", "allowed: ports = 4"],
     );
     rejects(
         &["--algo", "west-first", "--dims", "3"],
-        &["west-first", "--dims 2"],
+        &[
+            "algorithm = west-first",
+            "dims = 2",
+            "(flags: --algo for algorithm, --dims)",
+        ],
     );
     rejects(
         &["--algo", "turn", "--topology", "torus", "--vcs", "2"],
@@ -301,19 +321,49 @@ fn inconsistent_specs_are_rejected_with_the_reason() {
     );
     rejects(
         &["--algo", "planar", "--topology", "hypercube"],
-        &["hypercube", "--topology mesh --radix 2"],
+        &["hypercube", "topology = mesh, radix = 2"],
     );
     rejects(
         &["--flit-width", "16", "--radix", "64", "--lookahead"],
-        &["--flit-width 16", "too narrow", "19 bits"],
+        &["flit_width = 16", "too narrow", "19 bits"],
     );
     rejects(
         &["--table", "economical", "--addressing", "relative"],
-        &["--table economical", "absolute"],
+        &["table = economical", "addressing = absolute"],
     );
     rejects(
         &["--algo", "dor", "--path-selection", "lru"],
-        &["--path-selection lru", "static-xy"],
+        &[
+            "path_selection = lru",
+            "path_selection = static-xy",
+            "(flag: --path-selection)",
+        ],
+    );
+}
+
+/// The library names a parameter as the TOML file does and the command
+/// line adds the flag that sets it, whether the value came from a flag or
+/// from the file.
+#[test]
+fn a_bad_value_names_its_parameter_its_flag_and_what_is_allowed() {
+    rejects(
+        &["--datapath", "sliced", "--algo", "duato"],
+        &[
+            "datapath = sliced is not built for algorithm = duato",
+            "allowed: datapath = sliced with algorithm = dor or planar",
+            "(flags: --datapath, --algo for algorithm)",
+        ],
+    );
+    let files = tempfile::tempdir().unwrap();
+    let spec = files.path().join("spec.toml");
+    fs::write(&spec, "buffer_depth = 0\n").unwrap();
+    rejects(
+        &["--config", spec.to_str().unwrap()],
+        &[
+            "buffer_depth = 0",
+            "1 to 16",
+            "(flag: --depth for buffer_depth)",
+        ],
     );
 }
 
@@ -365,7 +415,8 @@ fn a_directory_routergen_did_not_write_is_left_alone() {
 fn model_command_rejects_bad_input() {
     let out = routergen(&["model", "--algo", "west-first", "--dims", "3"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--dims 2"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("dims = 2"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("(flag: --dims)"), "{}", stderr(&out));
     let out = routergen(&["model", "--algo", "dor", "--dims", "0"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--dims 0"));
@@ -415,21 +466,21 @@ fn pipeline_1_is_built_with_lookahead_and_refused_by_name_elsewhere() {
     );
     rejects(
         &["--pipeline", "1"],
-        &["--pipeline 1 needs --lookahead", "--pipeline 2"],
+        &["pipeline = 1 needs lookahead = true", "pipeline = 2"],
     );
     rejects(
         &["--pipeline", "1", "--lookahead", "--table", "full"],
-        &["--table full", "--table none"],
+        &["table = full", "table = none"],
     );
     rejects(
         &["--pipeline", "1", "--lookahead", "--datapath", "sliced"],
-        &["--datapath sliced", "--lookahead off"],
+        &["datapath = sliced", "lookahead = false"],
     );
     rejects(
         &["--pipeline", "3", "--lookahead"],
-        &["--pipeline 3", "--pipeline 1 or 2"],
+        &["pipeline = 3", "pipeline = 1 or 2"],
     );
-    rejects(&["--pipeline", "0"], &["--pipeline 0", "--pipeline 1 or 2"]);
+    rejects(&["--pipeline", "0"], &["pipeline = 0", "pipeline = 1 or 2"]);
 }
 
 /// `--meta-clusters`: rows is the default and changes nothing; squares
@@ -463,7 +514,7 @@ fn meta_clusters_squares_are_refused_by_name_where_not_proved() {
     );
     rejects(
         &["--meta-clusters", "squares", "--table", "full"],
-        &["--meta-clusters squares", "--table full", "--table meta"],
+        &["meta_clusters = squares", "table = full", "table = meta"],
     );
     rejects(
         &[
@@ -475,8 +526,8 @@ fn meta_clusters_squares_are_refused_by_name_where_not_proved() {
             "1",
         ],
         &[
-            "--meta-clusters squares needs 2 or more dimensions",
-            "not 1",
+            "meta_clusters = squares needs 2 or more dimensions",
+            "not dims = 1",
         ],
     );
     rejects(
@@ -488,7 +539,7 @@ fn meta_clusters_squares_are_refused_by_name_where_not_proved() {
             "--radix",
             "8",
         ],
-        &["--radix 8", "4", "16", "--meta-clusters rows"],
+        &["radix = 8", "4", "16", "meta_clusters = rows"],
     );
     // A spec validation accepts but routergen does not build: as for any
     // meta table the checker refuses, the report says why and no RTL is

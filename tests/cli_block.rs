@@ -52,19 +52,21 @@ fn bad_names_and_values_exit_2_with_a_message_naming_them() {
         (vec!["block", "router", "-o", d], "'router'"),
         (
             vec!["block", "crossbar", "--flit-width", "12", "-o", d],
-            "--flit-width 12",
+            "flit_width = 12 is not supported by the crossbar block; allowed: 8, 16, 32, \
+             64 bits (flag: --flit-width)",
         ),
         (
             vec!["block", "crossbar", "--ports", "0", "-o", d],
-            "--ports 0",
+            "ports = 0 is not a valid block parameter: it must be a positive count (each \
+             block narrows the range further) (flag: --ports)",
         ),
         (
             vec!["block", "crossbar", "--ports", "-3", "-o", d],
-            "--ports -3",
+            "ports = -3 is not a valid block parameter",
         ),
         (
             vec!["block", "vc-controller", "--vcs", "17", "-o", d],
-            "--vcs 17",
+            "vcs = 17",
         ),
         (
             vec![
@@ -77,7 +79,7 @@ fn bad_names_and_values_exit_2_with_a_message_naming_them() {
                 "-o",
                 d,
             ],
-            "--freedom 4",
+            "freedom = 4 is larger than ports = 3",
         ),
         (
             vec![
@@ -90,7 +92,23 @@ fn bad_names_and_values_exit_2_with_a_message_naming_them() {
                 "-o",
                 d,
             ],
-            "--dims 3",
+            "dims = 3 does not fit flit_width = 8",
+        ),
+        // The block's own parameter and flag: depth, --depth.
+        (
+            vec![
+                "block",
+                "vc-controller",
+                "--flow-control",
+                "on-off",
+                "--depth",
+                "1",
+                "-o",
+                d,
+            ],
+            "needs a depth of 2 or more for the vc controller block (got depth = 1): its \
+             levels are high while 2 slots are free, for senders that obey a level a cycle \
+             late (flag: --depth)",
         ),
         (vec!["block", "crossbar"], "-o DIR"),
     ] {

@@ -248,9 +248,9 @@ fn bad_fpga_requests_exit_2_and_write_nothing() {
     for (args, says) in [
         (
             &["--flow-control", "on-off", "--depth", "2"][..],
-            "--flow-control on-off",
+            "flow_control = on-off",
         ),
-        (&["--lookahead"][..], "--lookahead"),
+        (&["--lookahead"][..], "lookahead = true"),
         // Block RAM buffers: 4 routers x 3 wired ports (local, +x or -x,
         // +y or -y) x 3 VCs, one 16-bit-wide SB_RAM40_4K each, against
         // the UP5K's 30 (Lattice data sheet). One VC takes 12 (`routergen

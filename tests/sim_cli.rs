@@ -11,7 +11,8 @@ fn bad_sim_input_exits_2_naming_the_value() {
     for (args, needle) in [
         (vec!["sim", "--traffic", "zigzag"], "zigzag"),
         (vec!["sim", "--length", "0"], "'0'"),
-        (vec!["sim", "--load", "3"], "--load 3"),
+        (vec!["sim", "--load", "3"], "load = 3"),
+        (vec!["sim", "--load", "3"], "(flag: --load)"),
         (vec!["sim", "--traffic", "hot-spot:0.5:99"], "node 99"),
         (
             vec!["sim", "--radix", "3", "--traffic", "shuffle"],

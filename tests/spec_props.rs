@@ -62,7 +62,17 @@ proptest! {
 
     #[test]
     fn validation_never_panics_and_accepted_specs_round_trip(input in spec_input()) {
-        if let Ok(resolved) = input.resolve() {
+        let resolved = input.resolve();
+        if let Err(e) = &resolved {
+            // The library speaks of parameters; the command line adds flags.
+            let e = e.to_string();
+            prop_assert!(
+                !e.match_indices("--")
+                    .any(|(i, _)| e[i + 2..].starts_with(|c: char| c.is_ascii_lowercase())),
+                "a flag in {}", e
+            );
+        }
+        if let Ok(resolved) = resolved {
             let spec = resolved.spec;
             let text = spec.to_toml();
             let back = SpecInput::from_toml(&text, Path::new("round-trip.toml"))

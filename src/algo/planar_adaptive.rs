@@ -87,7 +87,7 @@ impl RoutingAlgorithm for PlanarAdaptive {
         if topology == Topology::Hypercube {
             return Err(
                 "planar-adaptive routing is defined on meshes and tori (Chien and Kim, \
-                 survey §6.2); a hypercube is a 2-ary mesh: use --topology mesh --radix 2"
+                 survey §6.2); a hypercube is a 2-ary mesh: use topology = mesh, radix = 2"
                     .into(),
             );
         }

@@ -233,12 +233,12 @@ pub(crate) fn supports(
         Topology::Torus => Err(format!(
             "the turn model ({name}) is implemented for meshes and hypercubes; on a \
              torus its wraparound channels need turn rules of their own (survey §6.2, \
-             step 5) that routergen does not provide: use --topology mesh, or an \
+             step 5) that routergen does not provide: use topology = mesh, or an \
              algorithm defined on tori (dor, planar, star-channels, duato)"
         )),
         Topology::Mesh if compass && dims != 2 => Err(format!(
             "{name} names compass directions of a 2-D mesh (survey §6.2), so it needs \
-             --dims 2; negative-first is the turn-model variant for any dimension"
+             dims = 2; negative-first is the turn-model variant for any dimension"
         )),
         Topology::Hypercube if compass => Err(format!(
             "{name} names compass directions of a 2-D mesh (survey §6.2); on a \

@@ -183,21 +183,9 @@ impl Param {
             Param::Ports => "ports",
             Param::Vcs => "vcs",
             Param::Freedom => "freedom",
-            Param::FlitWidth => "flit width",
+            Param::FlitWidth => "flit_width",
             Param::Dims => "dims",
             Param::Depth => "depth",
-        }
-    }
-
-    /// The `routergen block` flag that sets the parameter.
-    pub fn flag(self) -> &'static str {
-        match self {
-            Param::Ports => "--ports",
-            Param::Vcs => "--vcs",
-            Param::Freedom => "--freedom",
-            Param::FlitWidth => "--flit-width",
-            Param::Dims => "--dims",
-            Param::Depth => "--depth",
         }
     }
 
@@ -344,20 +332,14 @@ impl BlockKind {
     /// Checks `params` for this block: a one-paragraph message naming the
     /// bad parameter ([`Param::name`]), its value and what is allowed.
     pub fn check(self, params: &BlockParams) -> Result<()> {
-        self.check_named(params, &|p| p.name().to_string())
-    }
-
-    /// [`check`](Self::check) with each parameter spelled by `name` in the
-    /// message (a command line passes its flags, [`Param::flag`]).
-    pub fn check_named(self, params: &BlockParams, name: &dyn Fn(Param) -> String) -> Result<()> {
         for &p in self.uses() {
             let v = p.get(params);
             if p == Param::FlitWidth {
                 if !FLIT_WIDTHS.iter().any(|&w| w as usize == v) {
                     let allowed: Vec<String> = FLIT_WIDTHS.iter().map(u32::to_string).collect();
                     return Err(Error::InvalidSpec(format!(
-                        "{} {v} is not supported by the {} block; allowed: {} bits",
-                        name(p),
+                        "{} = {v} is not supported by the {} block; allowed: {} bits",
+                        p.name(),
                         self.name(),
                         allowed.join(", ")
                     )));
@@ -367,8 +349,8 @@ impl BlockKind {
             let (lo, hi) = p.range();
             if v < lo || v > hi {
                 return Err(Error::InvalidSpec(format!(
-                    "{} {v} is out of range for the {} block: allowed {lo} to {hi}",
-                    name(p),
+                    "{} = {v} is out of range for the {} block: allowed {lo} to {hi}",
+                    p.name(),
                     self.name()
                 )));
             }
@@ -379,9 +361,8 @@ impl BlockKind {
         ) && params.dims * address_decoder::FIELD_BITS > params.flit_width
         {
             return Err(Error::InvalidSpec(format!(
-                "{} {} does not fit a {}-bit head flit: the {} reads a \
-                 {}-bit field per dimension, so at most {} dimensions",
-                name(Param::Dims),
+                "dims = {} does not fit flit_width = {}: the {} reads a \
+                 {}-bit field per dimension of the head flit, so at most {} dimensions",
                 params.dims,
                 params.flit_width,
                 self.name().replace('_', " "),
@@ -393,10 +374,9 @@ impl BlockKind {
             && params.on_off
             && params.depth < crate::spec::ON_OFF_ROUND_TRIP as usize
         {
-            let depth = name(Param::Depth);
             return Err(Error::InvalidSpec(format!(
-                "on/off flow control needs {depth} {} or more for the vc controller block \
-                 (got {depth} {}): its levels are high while {} slots are free, for senders \
+                "on/off flow control needs a depth of {} or more for the vc controller block \
+                 (got depth = {}): its levels are high while {} slots are free, for senders \
                  that obey a level a cycle late",
                 crate::spec::ON_OFF_ROUND_TRIP,
                 params.depth,
@@ -405,22 +385,16 @@ impl BlockKind {
         }
         if self == BlockKind::LookaheadMux && params.ports > params.flit_width {
             return Err(Error::InvalidSpec(format!(
-                "{} {} does not fit a {}-bit head flit: the look-ahead field holds \
-                 one bit per output, so at most {} ports",
-                name(Param::Ports),
-                params.ports,
-                params.flit_width,
-                params.flit_width
+                "ports = {} does not fit flit_width = {}: the look-ahead field of the head \
+                 flit holds one bit per output, so at most {} ports",
+                params.ports, params.flit_width, params.flit_width
             )));
         }
         if self == BlockKind::RoutingArbiter && params.freedom > params.ports {
             return Err(Error::InvalidSpec(format!(
-                "{} {} is larger than {} {}: an input cannot have more \
+                "freedom = {} is larger than ports = {}: an input cannot have more \
                  candidate outputs than there are outputs",
-                name(Param::Freedom),
-                params.freedom,
-                name(Param::Ports),
-                params.ports
+                params.freedom, params.ports
             )));
         }
         Ok(())

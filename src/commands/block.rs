@@ -2,20 +2,21 @@
 //! gate count beside Chien's Figure 4 formula.
 
 use super::{load_tech, Outcome};
-use crate::blocks::{measure, BlockKind, BlockParams};
+use crate::blocks::{measure, BlockKind, BlockParams, Param};
 use crate::cli::BlockArgs;
 use crate::error::{Error, Result};
 use crate::spec::{Addressing, BufferStorage, FlowControl, PathSelection};
 
 /// A block parameter from the command line: positive and small, or a
-/// message naming the flag.
-fn block_param(flag: &str, value: Option<i64>, default: usize) -> Result<usize> {
+/// message naming the parameter (to which the binary adds its flag).
+fn block_param(p: Param, value: Option<i64>, default: usize) -> Result<usize> {
     match value {
         None => Ok(default),
         Some(v) if (1..=1024).contains(&v) => Ok(v as usize),
         Some(v) => Err(Error::InvalidSpec(format!(
-            "{flag} {v} is not a valid block parameter: it must be a positive count \
-             (each block narrows the range further)"
+            "{} = {v} is not a valid block parameter: it must be a positive count \
+             (each block narrows the range further)",
+            p.name()
         ))),
     }
 }
@@ -25,18 +26,18 @@ pub fn run(args: &BlockArgs) -> Result<Outcome> {
     let kind = BlockKind::from_name(&args.name)?;
     let d = BlockParams::default();
     let params = BlockParams {
-        ports: block_param("--ports", args.ports, d.ports)?,
-        vcs: block_param("--vcs", args.vcs, d.vcs)?,
-        freedom: block_param("--freedom", args.freedom, d.freedom)?,
-        flit_width: block_param("--flit-width", args.flit_width, d.flit_width)?,
-        dims: block_param("--dims", args.dims, d.dims)?,
-        depth: block_param("--depth", args.depth, d.depth)?,
+        ports: block_param(Param::Ports, args.ports, d.ports)?,
+        vcs: block_param(Param::Vcs, args.vcs, d.vcs)?,
+        freedom: block_param(Param::Freedom, args.freedom, d.freedom)?,
+        flit_width: block_param(Param::FlitWidth, args.flit_width, d.flit_width)?,
+        dims: block_param(Param::Dims, args.dims, d.dims)?,
+        depth: block_param(Param::Depth, args.depth, d.depth)?,
         on_off: args.flow_control == Some(FlowControl::OnOff),
         buffers: args.buffers.unwrap_or(BufferStorage::Flops),
         selection: args.path_selection.unwrap_or(PathSelection::StaticXy),
         addressing: args.addressing.unwrap_or(Addressing::Relative),
     };
-    kind.check_named(&params, &|p| p.flag().to_string())?;
+    kind.check(&params)?;
     if args.out.is_none() && !args.measure && !args.sweep && !args.prove {
         return Err(Error::InvalidSpec(format!(
             "routergen block {} needs something to do: -o DIR to write DIR/{}.v, \

@@ -1,18 +1,20 @@
 //! The body of each `routergen` command, one module per command. Each takes
 //! the arguments [`crate::cli`] parsed, does the work through the library,
 //! prints what the command prints, and returns how it ended; the binary
-//! only parses, calls [`run`], prints the error and exits with
+//! only parses, calls [`run`], adds the flags to the error
+//! ([`flags::name_flags`]), prints it and exits with
 //! [`Outcome::exit_code`] or [`crate::Error::exit_code`].
 //!
-//! These modules are the command-line layer: their messages name the flags
-//! (`--dims 40 is out of range`), while the library below them speaks of
-//! parameters.
+//! These modules are the command-line layer: their messages name the flags,
+//! while the library below them speaks of parameters (`dims = 40 is out of
+//! range`); [`flags`] tells which flag sets each.
 
 pub mod analyze;
 pub mod bench;
 pub mod block;
 pub mod check;
 pub mod completions;
+pub mod flags;
 pub mod fpga;
 pub mod generate;
 pub mod model;

@@ -211,11 +211,7 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
             }
         );
     }
-    println!(
-        "engine: {} ({})",
-        format!("{engine_kind:?}").to_lowercase(),
-        engine_kind.describe()
-    );
+    println!("engine: {engine_kind} ({})", engine_kind.describe());
     for (a, s) in &saturation {
         println!("{a}: saturation at load {s:.3}");
     }

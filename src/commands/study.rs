@@ -24,11 +24,7 @@ pub fn run(args: &StudyArgs) -> Result<Outcome> {
         .unwrap_or_else(crate::sim::EngineKind::default_installed);
     let started = std::time::Instant::now();
     let progress = |msg: &str| eprintln!("[{:>6.0} s] {msg}", started.elapsed().as_secs_f64());
-    eprintln!(
-        "routergen study: engine {} ({})",
-        study::engine_name(engine),
-        engine.describe()
-    );
+    eprintln!("routergen study: engine {engine} ({})", engine.describe());
     let cache = args.out.join("fmax");
     let report = match args.study {
         StudyName::Dally => study::dally(scale, engine, &progress)?,
@@ -48,9 +44,8 @@ pub fn run(args: &StudyArgs) -> Result<Outcome> {
     print!("{}", report.markdown);
     println!("wrote {}", args.out.join("README.md").display());
     eprintln!(
-        "routergen study: ran {:.1} s on engine {}",
-        started.elapsed().as_secs_f64(),
-        study::engine_name(engine)
+        "routergen study: ran {:.1} s on engine {engine}",
+        started.elapsed().as_secs_f64()
     );
     Ok(Outcome::Success)
 }

@@ -36,7 +36,7 @@ pub fn proof(spec: &RouterSpec) -> Result<Proof> {
     if spec.flow_control != FlowControl::Credit {
         return Err(crate::error::Error::InvalidSpec(
             "the router proof is written for credit flow control; \
-             --flow-control on-off has no router proof yet"
+             flow_control = on-off has no router proof yet"
                 .into(),
         ));
     }

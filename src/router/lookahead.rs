@@ -306,7 +306,7 @@ pub fn for_table(rel: &Relation, table: &CompiledTable) -> Result<LookaheadTable
         return Err(Error::invalid(format!(
             "router generation does not support look-ahead with the {kind} table yet: the \
              next router's field would have to come from the neighbours' programmable \
-             tables; use --table none with --lookahead"
+             tables; use table = none with lookahead = true"
         )));
     }
     compile(rel, table)

@@ -309,7 +309,7 @@ pub fn compile_deadlock_prone_without_dateline_vcs(spec: &RouterSpec) -> Result<
     if spec.datapath == RouterDatapath::Sliced {
         // The slices compile their own relations, with the datelines.
         return Err(unsupported(
-            "the dateline-free test relation with --datapath sliced".into(),
+            "the dateline-free test relation with datapath = sliced".into(),
         ));
     }
     compile_with(
@@ -326,7 +326,8 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
         return Err(Error::InvalidSpec(format!(
             "on-off flow control needs buffers of at least {ON_OFF_SLACK} flits per virtual \
              channel (the router's round trip: a level is obeyed the cycle after it is \
-             computed, so two flits can arrive beyond the occupancy it saw); got --depth {}",
+             computed, so two flits can arrive beyond the occupancy it saw); got \
+             buffer_depth = {}",
             spec.buffer_depth
         )));
     }
@@ -349,9 +350,9 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
     let field = spec.address_field_bits();
     if spec.header_bits() > spec.flit_width {
         return Err(Error::InvalidSpec(format!(
-            "the head flit's address does not fit a {}-bit flit: {} addressing on a \
+            "the head flit's address does not fit flit_width = {}: {} addressing on a \
              {}-ary {}-dimensional {} takes {field} bits per dimension, {} in all{}; use a \
-             wider --flit-width, a smaller --radix or fewer --dims",
+             wider flit, a smaller radix or fewer dims",
             spec.flit_width,
             spec.addressing,
             spec.radix,
@@ -377,7 +378,7 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
             "on-off flow control with {}: its escape channels need atomic VC allocation \
              (an output VC takes a new packet only once the downstream queue is empty, the \
              assumption of Duato's theorem), which credits tell and on/off levels do not; \
-             use --flow-control credit",
+             use flow_control = credit",
             spec.algorithm
         )));
     }

@@ -208,8 +208,8 @@ impl<const W: usize> PlaneSlices<W> {
                     [] => at[0],
                     _ => {
                         return Err(Error::invalid(format!(
-                            "--datapath sliced with --algo planar needs --vcs {} or more on a \
-                             {n}-dimensional mesh: with --vcs {v} the plane classes of \
+                            "datapath = sliced with algorithm = planar needs {} VCs or more \
+                             on a {n}-dimensional mesh: with vcs = {v} the plane classes of \
                              dimension {} share VC {c} between two plane slices (Chien §5.2: \
                              three VCs)",
                             spec.algorithm.min_vcs(spec.topology, spec.dims),
@@ -730,7 +730,7 @@ mod tests {
             ..planes(3, 4, 3)
         };
         let e = Router::<16>::new(&two).err().expect("refused").to_string();
-        assert!(e.contains("--vcs 3") && e.contains("VC 0"), "{e}");
+        assert!(e.contains("3 VCs or more") && e.contains("VC 0"), "{e}");
     }
 
     /// Networks of plane-sliced routers deliver under `routergen sim`

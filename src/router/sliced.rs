@@ -532,7 +532,7 @@ mod tests {
             ..SpecInput::default()
         });
         assert!(
-            e.contains("--datapath sliced") && e.contains("duato"),
+            e.contains("datapath = sliced") && e.contains("algorithm = duato"),
             "{e}"
         );
         assert!(e.contains("allowed"), "{e}");
@@ -541,6 +541,6 @@ mod tests {
             flit_width: Some(32),
             ..SpecInput::default()
         });
-        assert!(e.contains("--lookahead"), "{e}");
+        assert!(e.contains("lookahead = true"), "{e}");
     }
 }

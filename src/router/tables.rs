@@ -914,7 +914,7 @@ pub fn full(rel: &Relation, table: &CompiledTable) -> Result<EsContents> {
         return Err(Error::invalid(format!(
             "the full routing table has one entry per node, {nodes} here; the router holds \
              at most {MAX_FULL_ENTRIES} (its reset contents are a ROM of nodes x entries, \
-             {nodes} x {nodes} here): use --table meta or none"
+             {nodes} x {nodes} here): use table = meta or none"
         )));
     }
     let p = table.shape.ports;
@@ -959,7 +959,7 @@ pub fn meta(
     if nodes > MAX_META_NODES {
         return Err(Error::invalid(format!(
             "the meta routing table's reset contents are a ROM of nodes x entries; the \
-             router holds it for at most {MAX_META_NODES} nodes, not {nodes}: use --table \
+             router holds it for at most {MAX_META_NODES} nodes, not {nodes}: use table = \
              none"
         )));
     }
@@ -982,7 +982,7 @@ pub fn meta(
         return Err(Error::invalid(format!(
             "the meta routing table with square clusters holds {} deadlock-free here, but \
              its word lines are not built (they compare whole coordinates, not their \
-             halves): use --meta-clusters rows",
+             halves): use meta_clusters = rows",
             rel.name()
         )));
     }

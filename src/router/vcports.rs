@@ -476,14 +476,14 @@ mod tests {
                 algorithm: Some(Algorithm::DimensionOrder),
                 ..base.clone()
             },
-            &["--algo dor", "star-channels or duato"],
+            &["algorithm = dor", "algorithm = star-channels or duato"],
         );
         refused(
             SpecInput {
                 lookahead: Some(true),
                 ..base.clone()
             },
-            &["--lookahead", "--lookahead off"],
+            &["lookahead = true", "lookahead = false"],
         );
         refused(
             SpecInput {
@@ -491,7 +491,7 @@ mod tests {
                 addressing: Some(crate::spec::Addressing::Absolute),
                 ..base.clone()
             },
-            &["--table economical", "--table none"],
+            &["table = economical", "table = none"],
         );
         refused(
             SpecInput {

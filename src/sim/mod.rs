@@ -28,6 +28,7 @@ use crate::algo::{Network, NodeId, Relation};
 use crate::error::{Error, Result};
 use crate::model::{evaluate, tech::Technology, ModelInput};
 use crate::router::tables::CompiledTable;
+use crate::spec::names::named_enum;
 use crate::spec::RouterSpec;
 
 use network::{Engine, Flit, Wiring};
@@ -38,17 +39,18 @@ use traffic::{bisection_rate, Injection, Length, Pattern};
 /// Cycles `rst` is held high at the start.
 pub const RESET_CYCLES: u64 = 2;
 
-/// The simulation engines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum EngineKind {
-    /// rust-hdl models of the routers, in this process.
-    Rust,
-    /// The emitted Verilog, compiled by Verilator (cached), in this process.
-    Verilator,
-    /// The router's gate-level netlist (Yosys, cached), every router of
-    /// the network evaluated at once, bit-parallel.
-    Netlist,
-}
+named_enum!(
+    /// The simulation engines.
+    EngineKind, "simulation engine", {
+        /// rust-hdl models of the routers, in this process.
+        Rust => "rust" [],
+        /// The emitted Verilog, compiled by Verilator (cached), in this process.
+        Verilator => "verilator" [],
+        /// The router's gate-level netlist (Yosys, cached), every router of
+        /// the network evaluated at once, bit-parallel.
+        Netlist => "netlist" [],
+    }
+);
 
 impl EngineKind {
     /// The fastest engine installed here, the default of `routergen sim`:
@@ -169,19 +171,19 @@ impl SimConfig {
     pub fn check(&self) -> Result<()> {
         if !(self.load >= 0.0 && self.load.is_finite()) {
             return Err(Error::InvalidSpec(format!(
-                "--load {} must be a non-negative number (a fraction of the bisection-limited \
+                "load = {} must be a non-negative number (a fraction of the bisection-limited \
                  rate)",
                 self.load
             )));
         }
         if self.measure == 0 {
             return Err(Error::InvalidSpec(
-                "--measure must be at least 1 cycle".into(),
+                "measure = 0: the measurement phase must be at least 1 cycle".into(),
             ));
         }
         if self.watchdog == 0 {
             return Err(Error::InvalidSpec(
-                "--watchdog must be at least 1 cycle".into(),
+                "watchdog = 0: the watchdog must wait at least 1 cycle".into(),
             ));
         }
         let net = Network::new(self.spec.topology, self.spec.dims, self.spec.radix)?;
@@ -189,7 +191,7 @@ impl SimConfig {
         let rate = bisection_rate(&net);
         if self.load * rate > 1.0 {
             return Err(Error::InvalidSpec(format!(
-                "--load {} asks {:.3} flits per node per cycle; a local port takes at most 1 \
+                "load = {} asks {:.3} flits per node per cycle; a local port takes at most 1 \
                  (the largest load here is {:.3})",
                 self.load,
                 self.load * rate,

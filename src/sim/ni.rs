@@ -225,8 +225,9 @@ impl Interface {
             if let Some(other) = tags.insert(tag, id) {
                 return Err(format!(
                     "packets {other} and {id} are in flight with the same {}-bit tag; use a \
-                     wider --flit-width",
-                    codec.tag_bits()
+                     wider flit than flit_width = {}",
+                    codec.tag_bits(),
+                    codec.width
                 ));
             }
             codec.head(net, id, pk.src, pk.dest)

@@ -10,6 +10,7 @@ use std::str::FromStr;
 use crate::algo::{Network, NodeId};
 use crate::blocks::cosim::SplitMix64;
 use crate::error::{Error, Result};
+use crate::spec::names::named_enum;
 use crate::spec::Topology;
 
 /// Destination patterns.
@@ -258,23 +259,15 @@ fn unit(rng: &mut SplitMix64) -> f64 {
     (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// When packets are created at a node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Injection {
-    /// Each cycle a packet with probability rate / mean length.
-    Bernoulli,
-    /// Exponential inter-arrival times of mean length / rate cycles.
-    Exponential,
-}
-
-impl fmt::Display for Injection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Injection::Bernoulli => "bernoulli",
-            Injection::Exponential => "exponential",
-        })
+named_enum!(
+    /// When packets are created at a node.
+    Injection, "injection process", {
+        /// Each cycle a packet with probability rate / mean length.
+        Bernoulli => "bernoulli" [],
+        /// Exponential inter-arrival times of mean length / rate cycles.
+        Exponential => "exponential" [],
     }
-}
+);
 
 /// Bisection channels of `net`, one direction: the links a cut through
 /// the middle of the highest dimension crosses (k^(n-1) on a mesh, twice

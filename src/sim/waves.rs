@@ -46,13 +46,18 @@ impl Window {
         let count = net.nodes();
         if nodes.is_empty() {
             return Err(Error::InvalidSpec(format!(
-                "--waves needs at least one node (0 to {})",
+                "waves names no node; allowed: nodes 0 to {}",
                 count - 1
             )));
         }
         if let Some(&bad) = nodes.iter().find(|&&n| n >= count) {
             return Err(Error::InvalidSpec(format!(
-                "--waves node {bad} does not exist; the {} nodes are numbered 0 to {}",
+                "waves = {}: node {bad} does not exist; the {} nodes are numbered 0 to {}",
+                nodes
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(","),
                 count,
                 count - 1
             )));
@@ -70,8 +75,8 @@ impl Window {
             Some(s) => {
                 let bad = |why: &str| {
                     Error::InvalidSpec(format!(
-                        "--waves-cycles '{s}': {why}; allowed: A..B, cycles after reset with \
-                         A <= B <= {end} (--warmup + --measure + --drain - 1)"
+                        "waves_cycles = '{s}': {why}; allowed: A..B, cycles after reset with \
+                         A <= B <= {end} (warmup + measure + drain - 1)"
                     ))
                 };
                 let (a, b) = s

@@ -4,7 +4,9 @@
 //! and from command-line flags; flags override the file. [`SpecInput::resolve`]
 //! fills in defaults and validates everything before any file is written,
 //! giving a [`RouterSpec`] that the rest of routergen reads and never
-//! re-checks. This layer knows nothing of hardware.
+//! re-checks. This layer knows nothing of hardware. Its messages name each
+//! parameter as the TOML file does (`dims = 40 is out of range`); the
+//! command line adds the flags that set them.
 
 pub mod algorithm;
 pub mod names;
@@ -153,44 +155,46 @@ pub use crate::limits::{
 /// free, and needs at least this many.
 pub const ON_OFF_ROUND_TRIP: u32 = 2;
 
-/// A specification as given: every field optional. Read from TOML
-/// (`--config`) and from flags; [`SpecInput::overlay`] lets flags win.
+/// A specification as given: every field optional. Read from TOML, whose
+/// keys are the field names, and from the command line's flags
+/// (`crate::commands::flags` tells which flag sets which field);
+/// [`SpecInput::overlay`] lets flags win.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpecInput {
-    /// Network topology (`--topology`).
+    /// Network topology.
     pub topology: Option<Topology>,
-    /// Dimensions n (`--dims`); signed so that a negative value gets a range message.
+    /// Dimensions n; signed so that a negative value gets a range message.
     pub dims: Option<i64>,
-    /// Nodes per dimension k (`--radix`).
+    /// Nodes per dimension k.
     pub radix: Option<i64>,
-    /// Routing algorithm (`--algo`).
+    /// Routing algorithm.
     pub algorithm: Option<Algorithm>,
-    /// Crossbar ports P (`--ports`); must match the algorithm's organization.
+    /// Crossbar ports P; must match the algorithm's organization.
     pub ports: Option<i64>,
-    /// Virtual channels per physical channel (`--vcs`).
+    /// Virtual channels per physical channel.
     pub vcs: Option<i64>,
-    /// Flit width in bits (`--flit-width`).
+    /// Flit width in bits.
     pub flit_width: Option<i64>,
-    /// Flit buffers per virtual channel (`--depth`).
+    /// Flit buffers per virtual channel.
     pub buffer_depth: Option<i64>,
-    /// How the head flit names its destination (`--addressing`).
+    /// How the head flit names its destination.
     pub addressing: Option<Addressing>,
-    /// Whether the head flit carries the next router's output ports (`--lookahead`, LAPSES §3).
+    /// Whether the head flit carries the next router's output ports (LAPSES §3).
     pub lookahead: Option<bool>,
-    /// Path-selection heuristic among free candidates (`--path-selection`).
+    /// Path-selection heuristic among free candidates.
     pub path_selection: Option<PathSelection>,
-    /// Where the routing decision comes from (`--table`).
+    /// Where the routing decision comes from.
     pub table: Option<TableStorage>,
-    /// How a meta table groups the nodes (`--meta-clusters`).
+    /// How a meta table groups the nodes.
     pub meta_clusters: Option<MetaClusters>,
-    /// Link-level flow control (`--flow-control`).
+    /// Link-level flow control.
     pub flow_control: Option<FlowControl>,
-    /// Datapath organization (`--datapath`).
+    /// Datapath organization.
     pub datapath: Option<RouterDatapath>,
-    /// Where the input buffers keep their flits (`--buffers`).
+    /// Where the input buffers keep their flits.
     pub buffers: Option<BufferStorage>,
-    /// Cycles from a head flit's arrival to its departure (`--pipeline`).
+    /// Cycles from a head flit's arrival to its departure.
     pub pipeline: Option<i64>,
 }
 
@@ -303,7 +307,7 @@ impl SpecInput {
         pick("dims", self.dims.is_some());
         let max_dims = crate::limits::max_dims(topology);
         let dims = in_range(
-            "--dims",
+            "dims",
             dims,
             1,
             max_dims as i64,
@@ -320,32 +324,26 @@ impl SpecInput {
         let radix = match topology {
             Topology::Hypercube if radix != 2 => {
                 return Err(Error::invalid(format!(
-                    "--radix {radix} does not fit a hypercube: a hypercube is a binary \
-                     n-cube, radix 2 in every dimension; use --topology mesh or torus for \
+                    "radix = {radix} does not fit a hypercube: a hypercube is a binary \
+                     n-cube, radix 2 in every dimension; use topology = mesh or torus for \
                      radix {radix}"
                 )))
             }
             Topology::Torus if radix == 2 => {
-                return Err(Error::invalid(
-                    "--radix 2 is not allowed for a torus: its wraparound link would join \
-                     the same two nodes as the direct link; allowed: 3 to 256 (a 2-ary \
-                     torus is a hypercube: use --topology hypercube)",
-                ))
+                return Err(Error::invalid(format!(
+                    "radix = 2 is not allowed for a torus: its wraparound link would join \
+                     the same two nodes as the direct link; allowed: 3 to {MAX_RADIX} (a \
+                     2-ary torus is a hypercube: use topology = hypercube)"
+                )))
             }
-            _ => in_range(
-                "--radix",
-                radix,
-                2,
-                MAX_RADIX as i64,
-                "nodes per dimension k",
-            )?,
+            _ => in_range("radix", radix, 2, MAX_RADIX as i64, "nodes per dimension k")?,
         };
         let nodes = (radix as u64).checked_pow(dims).unwrap_or(u64::MAX);
         if nodes > MAX_NODES {
             return Err(Error::invalid(format!(
                 "a {radix}-ary {dims}-dimensional {topology} has {} nodes; routergen \
                  accepts networks of at most {MAX_NODES} nodes (docs/limits.md): lower \
-                 --radix or --dims",
+                 radix = {radix} or dims = {dims}",
                 if nodes == u64::MAX {
                     "more than 2^64".to_string()
                 } else {
@@ -356,7 +354,7 @@ impl SpecInput {
 
         algorithm.supports(topology, dims).map_err(|why| {
             Error::invalid(format!(
-                "--algo {algorithm} cannot route a {dims}-dimensional {topology}: {why}"
+                "algorithm = {algorithm} cannot route a {dims}-dimensional {topology}: {why}"
             ))
         })?;
 
@@ -365,7 +363,7 @@ impl SpecInput {
         let vcs = self.vcs.unwrap_or(min_vcs as i64);
         pick("vcs", self.vcs.is_some());
         let vcs = in_range(
-            "--vcs",
+            "vcs",
             vcs,
             1,
             MAX_VCS as i64,
@@ -374,7 +372,7 @@ impl SpecInput {
         if vcs < min_vcs {
             return Err(Error::invalid(format!(
                 "{} on a {dims}-D {topology} needs at least {min_vcs} virtual channels per \
-                 physical channel for deadlock freedom; got --vcs {vcs}. {}",
+                 physical channel for deadlock freedom; got vcs = {vcs}. {}",
                 algorithm_title(algorithm),
                 vc_reason(algorithm, topology, dims)
             )));
@@ -388,9 +386,9 @@ impl SpecInput {
             Some(p) if p == org.ports as i64 => org.ports,
             Some(p) => {
                 return Err(Error::invalid(format!(
-                    "--ports {p} does not match {algorithm} on a {dims}-D {topology}: its \
-                     datapath is {} of {ports}x{ports} ({}); allowed: --ports {ports}, or \
-                     leave --ports out",
+                    "ports = {p} does not match {algorithm} on a {dims}-D {topology}: its \
+                     datapath is {} of {ports}x{ports} ({}); allowed: ports = {ports}, or \
+                     leave ports unset",
                     crossbar_count(org),
                     organization_reason(algorithm),
                     ports = org.ports
@@ -403,7 +401,7 @@ impl SpecInput {
         let widths = crate::limits::ROUTER_FLIT_WIDTHS;
         if !widths.iter().any(|&w| w as i64 == flit_width) {
             return Err(Error::invalid(format!(
-                "--flit-width {flit_width} is not supported; allowed: {} bits (the \
+                "flit_width = {flit_width} is not supported; allowed: {} bits (the \
                  generated blocks are built for these widths)",
                 one_of(&widths)
             )));
@@ -413,7 +411,7 @@ impl SpecInput {
         let buffer_depth = self.buffer_depth.unwrap_or(4);
         pick("buffer_depth", self.buffer_depth.is_some());
         let buffer_depth = in_range(
-            "--depth",
+            "buffer_depth",
             buffer_depth,
             1,
             MAX_BUFFER_DEPTH as i64,
@@ -430,41 +428,41 @@ impl SpecInput {
         pick("addressing", self.addressing.is_some());
         if table != TableStorage::None && addressing == Addressing::Relative {
             return Err(Error::invalid(format!(
-                "--table {table} needs --addressing absolute: routing tables are indexed \
+                "table = {table} needs addressing = absolute: routing tables are indexed \
                  by the destination (LAPSES §5), which relative offsets do not carry; \
-                 allowed with relative addressing: --table none"
+                 allowed with relative addressing: table = none"
             )));
         }
         if table == TableStorage::Economical && topology == Topology::Torus {
             return Err(Error::invalid(
-                "--table economical is defined for meshes and hypercubes: its index, the \
+                "table = economical is defined for meshes and hypercubes: its index, the \
                  sign of (destination - node id) per dimension (LAPSES §5.2.1), does not \
                  give the minimal direction around a torus ring; allowed on a torus: \
-                 --table none, full or meta",
+                 table = none, full or meta",
             ));
         }
         match table {
             TableStorage::Economical if dims > crate::limits::MAX_ECONOMICAL_DIMS => {
                 return Err(Error::invalid(format!(
-                    "--table economical holds 3^n entries for at most {} dimensions (3^{} \
-                     = 81 entries, docs/limits.md), not {dims}: use --table none",
+                    "table = economical holds 3^n entries for at most {} dimensions (3^{} \
+                     = 81 entries, docs/limits.md), not dims = {dims}: use table = none",
                     crate::limits::MAX_ECONOMICAL_DIMS,
                     crate::limits::MAX_ECONOMICAL_DIMS
                 )));
             }
             TableStorage::Full if nodes > crate::limits::MAX_FULL_TABLE_NODES => {
                 return Err(Error::invalid(format!(
-                    "--table full needs one entry per node and its reset contents are a ROM \
+                    "table = full needs one entry per node and its reset contents are a ROM \
                      of nodes x entries: routergen builds it for networks of at most {} \
-                     nodes (docs/limits.md), not {nodes}: use --table economical, meta or none",
+                     nodes (docs/limits.md), not {nodes}: use table = economical, meta or none",
                     crate::limits::MAX_FULL_TABLE_NODES
                 )));
             }
             TableStorage::Meta if nodes > crate::limits::MAX_META_TABLE_NODES => {
                 return Err(Error::invalid(format!(
-                    "--table meta's reset contents are a ROM of nodes x entries: routergen \
-                     builds it for networks of at most {} nodes (docs/limits.md), not \
-                     {nodes}: use --table economical or none",
+                    "table = meta keeps its reset contents in a ROM of nodes x entries: \
+                     routergen builds it for networks of at most {} nodes (docs/limits.md), \
+                     not {nodes}: use table = economical or none",
                     crate::limits::MAX_META_TABLE_NODES
                 )));
             }
@@ -486,9 +484,10 @@ impl SpecInput {
         pick("path_selection", self.path_selection.is_some());
         if deterministic && path_selection != PathSelection::StaticXy {
             return Err(Error::invalid(format!(
-                "--path-selection {path_selection} has nothing to choose from: {algorithm} \
+                "path_selection = {path_selection} has nothing to choose from: {algorithm} \
                  offers each packet exactly one output (LAPSES §4.1: path selection picks \
-                 among alternatives); allowed with a deterministic algorithm: static-xy"
+                 among alternatives); allowed with a deterministic algorithm: \
+                 path_selection = static-xy"
             )));
         }
 
@@ -496,11 +495,11 @@ impl SpecInput {
         pick("flow_control", self.flow_control.is_some());
         if flow_control == FlowControl::OnOff && buffer_depth < ON_OFF_ROUND_TRIP {
             return Err(Error::invalid(format!(
-                "--flow-control on-off needs --depth {ON_OFF_ROUND_TRIP} or more; got --depth \
-                 {buffer_depth}: a receiver raises its level while {ON_OFF_ROUND_TRIP} buffer \
-                 slots are free, because a sender obeys a level from the cycle after it was \
-                 computed and two flits can arrive beyond the occupancy it saw \
-                 (docs/interface.md, Flow control); with fewer slots the level never rises"
+                "flow_control = on-off needs a buffer_depth of {ON_OFF_ROUND_TRIP} or more; \
+                 got buffer_depth = {buffer_depth}: a receiver raises its level while \
+                 {ON_OFF_ROUND_TRIP} buffer slots are free, because a sender obeys a level from \
+                 the cycle after it was computed and two flits can arrive beyond the occupancy \
+                 it saw (docs/interface.md, Flow control); with fewer slots the level never rises"
             )));
         }
 
@@ -508,11 +507,11 @@ impl SpecInput {
             // Atomic VC allocation needs to know that the downstream queue
             // is empty; a level does not say (docs/router.md, Flow control).
             return Err(Error::invalid(format!(
-                "--flow-control on-off with --algo {algorithm}: its escape channels need \
+                "flow_control = on-off with algorithm = {algorithm}: its escape channels need \
                  atomic VC allocation (an output VC takes a new packet only once the \
                  downstream queue is empty, the assumption of Duato's theorem, survey \
                  §4.2), which credits tell and on/off levels do not; allowed with \
-                 {algorithm}: --flow-control credit"
+                 {algorithm}: flow_control = credit"
             )));
         }
 
@@ -555,14 +554,14 @@ impl SpecInput {
         if header > flit_width {
             let wide_enough: Vec<u32> = FLIT_WIDTHS.into_iter().filter(|&w| w >= header).collect();
             return Err(Error::invalid(format!(
-                "--flit-width {flit_width} is too narrow for the head flit: {} addressing \
+                "flit_width = {flit_width} is too narrow for the head flit: {} addressing \
                  on a {radix}-ary {dims}-D {topology}{} takes {header} bits; allowed: {}",
                 addressing,
                 if lookahead { " with look-ahead" } else { "" },
                 if wide_enough.is_empty() {
-                    "none of the supported widths; lower --radix or --dims".to_string()
+                    format!("none of the supported widths; lower radix = {radix} or dims = {dims}")
                 } else {
-                    format!("--flit-width {}", one_of(&wide_enough))
+                    format!("flit_width = {}", one_of(&wide_enough))
                 }
             )));
         }
@@ -581,7 +580,7 @@ fn default_path_selection(algorithm: Algorithm) -> PathSelection {
     }
 }
 
-/// Whether `--datapath vc-ports` is built for this configuration: for the
+/// Whether `datapath = vc-ports` is built for this configuration: for the
 /// algorithms whose object lists it (`RoutingAlgorithm::datapaths`). Chien
 /// draws it for *-channels (§5.4, Figure 8), whose adaptive and escape
 /// channels each get crossbar ports of their own, and Duato's algorithm
@@ -595,31 +594,31 @@ fn vc_ports_allowed(algorithm: Algorithm, lookahead: bool, table: TableStorage) 
         .contains(&RouterDatapath::VcPorts)
     {
         return Err(Error::invalid(format!(
-            "--datapath vc-ports is not built for --algo {algorithm}: it is Chien's \
+            "datapath = vc-ports is not built for algorithm = {algorithm}: it is Chien's \
              organization for *-channels (a crossbar port per virtual channel, §5.4, Figure \
-             8), which Duato's algorithm shares; allowed: --datapath vc-ports with --algo \
-             {}, or --datapath unified with any algorithm",
+             8), which Duato's algorithm shares; allowed: datapath = vc-ports with \
+             algorithm = {}, or datapath = unified with any algorithm",
             one_of(&Algorithm::built_with(RouterDatapath::VcPorts))
         )));
     }
     if lookahead {
         return Err(Error::invalid(
-            "--datapath vc-ports with --lookahead is not built: the look-ahead field names \
-             physical ports, the VC-port crossbar switches virtual channels; allowed with \
-             --datapath vc-ports: --lookahead off",
+            "datapath = vc-ports with lookahead = true is not built: the look-ahead field \
+             names physical ports, the VC-port crossbar switches virtual channels; allowed \
+             with datapath = vc-ports: lookahead = false",
         ));
     }
     if table != TableStorage::None {
         return Err(Error::invalid(format!(
-            "--datapath vc-ports with --table {table} is not built: the table's entries name \
-             ports and a VC class, the VC-port crossbar switches virtual channels; allowed \
-             with --datapath vc-ports: --table none"
+            "datapath = vc-ports with table = {table} is not built: the table's entries \
+             name ports and a VC class, the VC-port crossbar switches virtual channels; \
+             allowed with datapath = vc-ports: table = none"
         )));
     }
     Ok(())
 }
 
-/// Whether `--datapath sliced` is built for this configuration: for the
+/// Whether `datapath = sliced` is built for this configuration: for the
 /// algorithms whose object lists it (`RoutingAlgorithm::datapaths`). Chien's
 /// dimension slices (§5.1, Figure 5) route dimension order, whose packets
 /// never return to a lower dimension, and his plane slices (§5.2, Figure 6)
@@ -634,37 +633,38 @@ fn sliced_allowed(algorithm: Algorithm, lookahead: bool, table: TableStorage) ->
         .contains(&RouterDatapath::Sliced)
     {
         return Err(Error::invalid(format!(
-            "--datapath sliced is not built for --algo {algorithm}: the sliced router is \
-             Chien's organization for dimension order (one 3x3 crossbar per dimension, \
+            "datapath = sliced is not built for algorithm = {algorithm}: the sliced router \
+             is Chien's organization for dimension order (one 3x3 crossbar per dimension, \
              §5.1, Figure 5) and for planar-adaptive routing (one 2-D router per adaptive \
-             plane, §5.2, Figure 6); allowed: --datapath sliced with --algo {}, \
-             or --datapath unified with any algorithm",
+             plane, §5.2, Figure 6); allowed: datapath = sliced with algorithm = {}, \
+             or datapath = unified with any algorithm",
             one_of(&Algorithm::built_with(RouterDatapath::Sliced))
         )));
     }
     if lookahead {
         return Err(Error::invalid(
-            "--datapath sliced with --lookahead is not built: the look-ahead field names \
-             the ports of a unified router; allowed with --datapath sliced: --lookahead off",
+            "datapath = sliced with lookahead = true is not built: the look-ahead field \
+             names the ports of a unified router; allowed with datapath = sliced: \
+             lookahead = false",
         ));
     }
     if table != TableStorage::None {
         return Err(Error::invalid(format!(
-            "--datapath sliced with --table {table} is not built: each slice decodes its \
-             own dimension's field in logic; allowed with --datapath sliced: --table none"
+            "datapath = sliced with table = {table} is not built: each slice decodes its \
+             own dimension's field in logic; allowed with datapath = sliced: table = none"
         )));
     }
     Ok(())
 }
 
-/// The pipeline depth a router gets unless `--pipeline` says otherwise.
+/// The pipeline depth a router gets unless `pipeline` says otherwise.
 pub const DEFAULT_PIPELINE: u32 = 2;
 
-/// Whether `--pipeline N` is built for this configuration. Two cycles per
+/// Whether `pipeline = N` is built for this configuration. Two cycles per
 /// router for every configuration; one where a head flit's permitted
 /// output VCs can be known in the cycle it arrives without the address
 /// decoder on that path: the look-ahead field it carries (LAPSES §3.2
-/// removes the routing stage this way). It requires `--lookahead` rather
+/// removes the routing stage this way). It requires `lookahead` rather
 /// than implying it, because look-ahead changes the head flit's format
 /// (docs/interface.md); a routing table (its word lines decoded from the
 /// address) and the sliced and VC-port datapaths (which refuse
@@ -677,7 +677,8 @@ fn pipeline_allowed(
 ) -> Result<()> {
     if pipeline != 1 && pipeline != 2 {
         return Err(Error::invalid(format!(
-            "--pipeline {pipeline} is not built: a head flit takes 2 cycles per router,              or 1 with --lookahead; allowed: --pipeline 1 or 2"
+            "pipeline = {pipeline} is not built: a head flit takes 2 cycles per router, \
+             or 1 with lookahead = true; allowed: pipeline = 1 or 2"
         )));
     }
     if pipeline == 2 {
@@ -685,17 +686,22 @@ fn pipeline_allowed(
     }
     if !lookahead {
         return Err(Error::invalid(
-            "--pipeline 1 needs --lookahead: a head flit is allocated an output VC in the              cycle it arrives, from the look-ahead field it carries (LAPSES §3.2); allowed              without --lookahead: --pipeline 2",
+            "pipeline = 1 needs lookahead = true: a head flit is allocated an output VC in \
+             the cycle it arrives, from the look-ahead field it carries (LAPSES §3.2); \
+             allowed with lookahead = false: pipeline = 2",
         ));
     }
     if table != TableStorage::None {
         return Err(Error::invalid(format!(
-            "--pipeline 1 with --table {table} is not built: the table's word line is              decoded from the head's address before allocation; allowed with --pipeline 1:              --table none"
+            "pipeline = 1 with table = {table} is not built: the table's word line is \
+             decoded from the head's address before allocation; allowed with pipeline = 1: \
+             table = none"
         )));
     }
     if datapath != RouterDatapath::Unified {
         return Err(Error::invalid(format!(
-            "--pipeline 1 with --datapath {datapath} is not built; allowed with --pipeline 1:              --datapath unified"
+            "pipeline = 1 with datapath = {datapath} is not built; allowed with \
+             pipeline = 1: datapath = unified"
         )));
     }
     Ok(())
@@ -708,14 +714,14 @@ fn pipeline_allowed(
 fn squares_allowed(table: TableStorage, dims: u32, radix: u32) -> Result<()> {
     if table != TableStorage::Meta {
         return Err(Error::invalid(format!(
-            "--meta-clusters squares groups the nodes of a meta table (LAPSES Figure 8(b)); \
-             --table {table} has no clusters: use --table meta, or leave --meta-clusters out"
+            "meta_clusters = squares groups the nodes of a meta table (LAPSES Figure 8(b)); \
+             table = {table} has no clusters: use table = meta, or leave meta_clusters unset"
         )));
     }
     if dims < 2 {
         return Err(Error::invalid(format!(
-            "--meta-clusters squares needs 2 or more dimensions (LAPSES Figure 8(b)), not \
-             {dims}: use --meta-clusters rows"
+            "meta_clusters = squares needs 2 or more dimensions (LAPSES Figure 8(b)), not \
+             dims = {dims}: use meta_clusters = rows"
         )));
     }
     let allowed: Vec<u32> = (1..=crate::limits::MAX_RADIX)
@@ -726,20 +732,21 @@ fn squares_allowed(table: TableStorage, dims: u32, radix: u32) -> Result<()> {
         .collect();
     if !allowed.contains(&radix) {
         return Err(Error::invalid(format!(
-            "--meta-clusters squares needs k = b^2 with b a power of two (clusters of b^n \
-             nodes, LAPSES Figure 8(b)), not --radix {radix}: allowed --radix {} or \
-             --meta-clusters rows",
+            "meta_clusters = squares needs k = b^2 with b a power of two (clusters of b^n \
+             nodes, LAPSES Figure 8(b)), not radix = {radix}: allowed radix = {} or \
+             meta_clusters = rows",
             one_of(&allowed)
         )));
     }
     Ok(())
 }
 
-/// Checks `value` lies in `lo..=hi`; the message names the flag and the range.
-fn in_range(flag: &str, value: i64, lo: i64, hi: i64, what: &str) -> Result<u32> {
+/// Checks `value` lies in `lo..=hi`; the message names the parameter and
+/// the range.
+fn in_range(name: &str, value: i64, lo: i64, hi: i64, what: &str) -> Result<u32> {
     if value < lo || value > hi {
         return Err(Error::invalid(format!(
-            "{flag} {value} is out of range: {what} must be from {lo} to {hi}"
+            "{name} = {value} is out of range: {what} must be from {lo} to {hi}"
         )));
     }
     Ok(value as u32)
@@ -927,5 +934,143 @@ impl RouterSpec {
                 format!("  {k:<15}= {v}{mark}\n")
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether `text` spells a command-line flag (`--dims`).
+    fn names_a_flag(text: &str) -> bool {
+        text.match_indices("--")
+            .any(|(i, _)| text[i + 2..].starts_with(|c: char| c.is_ascii_lowercase()))
+    }
+
+    /// The keys of a TOML spec, read from one routergen writes.
+    fn keys() -> Vec<String> {
+        let spec = SpecInput::default().resolve().expect("the default").spec;
+        spec.to_toml()
+            .lines()
+            .filter_map(|l| Some(l.split_once(" = ")?.0.to_string()))
+            .collect()
+    }
+
+    /// A rejection of each kind speaks of the parameters as the TOML file
+    /// names them (`key = value`), never of the flags that set them.
+    #[test]
+    fn rejections_name_parameters_not_flags() {
+        let keys = keys();
+        assert!(keys.contains(&"buffer_depth".to_string()), "{keys:?}");
+        let base = SpecInput::default();
+        let bad = [
+            SpecInput {
+                dims: Some(0),
+                ..base.clone()
+            },
+            SpecInput {
+                topology: Some(Topology::Hypercube),
+                radix: Some(3),
+                ..base.clone()
+            },
+            SpecInput {
+                topology: Some(Topology::Torus),
+                radix: Some(2),
+                ..base.clone()
+            },
+            SpecInput {
+                radix: Some(64),
+                dims: Some(3),
+                ..base.clone()
+            },
+            SpecInput {
+                algorithm: Some(Algorithm::WestFirst),
+                dims: Some(3),
+                ..base.clone()
+            },
+            SpecInput {
+                algorithm: Some(Algorithm::Duato),
+                vcs: Some(1),
+                ..base.clone()
+            },
+            SpecInput {
+                ports: Some(7),
+                ..base.clone()
+            },
+            SpecInput {
+                flit_width: Some(12),
+                ..base.clone()
+            },
+            SpecInput {
+                buffer_depth: Some(0),
+                ..base.clone()
+            },
+            SpecInput {
+                table: Some(TableStorage::Economical),
+                addressing: Some(Addressing::Relative),
+                ..base.clone()
+            },
+            SpecInput {
+                table: Some(TableStorage::Economical),
+                topology: Some(Topology::Torus),
+                ..base.clone()
+            },
+            SpecInput {
+                path_selection: Some(PathSelection::Lru),
+                ..base.clone()
+            },
+            SpecInput {
+                flow_control: Some(FlowControl::OnOff),
+                buffer_depth: Some(1),
+                ..base.clone()
+            },
+            SpecInput {
+                flow_control: Some(FlowControl::OnOff),
+                algorithm: Some(Algorithm::Duato),
+                ..base.clone()
+            },
+            SpecInput {
+                datapath: Some(RouterDatapath::Sliced),
+                algorithm: Some(Algorithm::Duato),
+                ..base.clone()
+            },
+            SpecInput {
+                datapath: Some(RouterDatapath::VcPorts),
+                ..base.clone()
+            },
+            SpecInput {
+                pipeline: Some(3),
+                ..base.clone()
+            },
+            SpecInput {
+                pipeline: Some(1),
+                ..base.clone()
+            },
+            SpecInput {
+                meta_clusters: Some(MetaClusters::Squares),
+                ..base.clone()
+            },
+            SpecInput {
+                topology: Some(Topology::Torus),
+                dims: Some(3),
+                radix: Some(16),
+                lookahead: Some(true),
+                ..base.clone()
+            },
+        ];
+        for input in bad {
+            let e = input.resolve().expect_err("refused").to_string();
+            assert!(!names_a_flag(&e), "{e}");
+            assert!(
+                keys.iter().any(|k| e.contains(&format!("{k} = "))),
+                "names no parameter: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_flag_is_told_from_prose() {
+        assert!(names_a_flag("use --table none"));
+        assert!(!names_a_flag("use table = none -- or meta"));
     }
 }

@@ -25,6 +25,7 @@ use crate::error::{Error, Result};
 use crate::sim::stats::Stats;
 use crate::sim::traffic::{bisection_rate, Pattern};
 use crate::sim::{EngineKind, SimConfig};
+use crate::spec::names::Named;
 use crate::spec::{Algorithm, RouterSpec, SpecInput, Topology};
 use crate::synth::{self, Target};
 

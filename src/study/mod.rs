@@ -219,8 +219,7 @@ fn simulate(
 
 fn header(title: &str, command: &str, engine: EngineKind, started: Instant) -> String {
     format!(
-        "# {title}\n\nRegenerate: {command} (engine {}, ran {:.1} s).\n\n",
-        engine_name(engine),
+        "# {title}\n\nRegenerate: {command} (engine {engine}, ran {:.1} s).\n\n",
         started.elapsed().as_secs_f64()
     )
 }
@@ -235,15 +234,6 @@ fn page(
     body: &str,
 ) -> String {
     header(title, &command(name, scale), engine, started) + body
-}
-
-/// The engine's name, as `--engine` takes it.
-pub fn engine_name(engine: EngineKind) -> &'static str {
-    match engine {
-        EngineKind::Rust => "rust",
-        EngineKind::Verilator => "verilator",
-        EngineKind::Netlist => "netlist",
-    }
 }
 
 fn fmt_opt(x: Option<f64>) -> String {

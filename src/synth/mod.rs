@@ -18,7 +18,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use clap::ValueEnum;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
@@ -26,42 +25,28 @@ use crate::flows::nextpnr::{self, Device, Family};
 use crate::flows::yosys::{self, CellCounts, GATE_LIBRARY};
 use crate::flows::{require, TempDir, ToolError};
 use crate::router;
+use crate::spec::names::{named_enum, Named};
 use crate::spec::RouterSpec;
 use hierarchy::{block_info, Hierarchy};
 use wrapper::{Wrapper, WRAPPER_TOP};
 
-/// Where `routergen synth` maps the router.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum Target {
-    /// Yosys `synth` and ABC to two-input gates (Chien's gate count, §4).
-    Generic,
-    /// Lattice iCE40UP5K in the SG48 package (iCEBreaker).
-    #[value(name = "ice40-up5k")]
-    Ice40Up5k,
-    /// Lattice iCE40HX8K in the CT256 package (iCE40-HX8K breakout board).
-    #[value(name = "ice40-hx8k")]
-    Ice40Hx8k,
-    /// Lattice LFE5U-25F in the CSFBGA285 package (OrangeCrab).
-    #[value(name = "ecp5-25k")]
-    Ecp5_25k,
-    /// Lattice LFE5U-85F in the CABGA381 package (ULX3S).
-    #[value(name = "ecp5-85k")]
-    Ecp5_85k,
-}
+named_enum!(
+    /// Where `routergen synth` maps the router.
+    Target, "synthesis target", {
+        /// Yosys `synth` and ABC to two-input gates (Chien's gate count, §4).
+        Generic => "generic" [],
+        /// Lattice iCE40UP5K in the SG48 package (iCEBreaker).
+        Ice40Up5k => "ice40-up5k" [],
+        /// Lattice iCE40HX8K in the CT256 package (iCE40-HX8K breakout board).
+        Ice40Hx8k => "ice40-hx8k" [],
+        /// Lattice LFE5U-25F in the CSFBGA285 package (OrangeCrab).
+        Ecp5_25k => "ecp5-25k" [],
+        /// Lattice LFE5U-85F in the CABGA381 package (ULX3S).
+        Ecp5_85k => "ecp5-85k" [],
+    }
+);
 
 impl Target {
-    /// The target's name, as `--target` takes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Target::Generic => "generic",
-            Target::Ice40Up5k => "ice40-up5k",
-            Target::Ice40Hx8k => "ice40-hx8k",
-            Target::Ecp5_25k => "ecp5-25k",
-            Target::Ecp5_85k => "ecp5-85k",
-        }
-    }
-
     /// The FPGA, or `None` for the generic gate library.
     pub fn device(self) -> Option<Device> {
         let (family, flag, package) = match self {
@@ -92,13 +77,14 @@ impl Target {
 
     /// Fails, naming the option and the targets that take it, when `spec`
     /// keeps its buffers in a kind of memory this target does not have
-    /// (`--buffers lutram` on an iCE40: it has no distributed RAM).
+    /// (`buffers = lutram` on an iCE40: it has no distributed RAM).
     pub fn check_buffers(self, spec: &RouterSpec) -> Result<()> {
         let ice40 = self.device().map(|d| d.family) == Some(Family::Ice40);
         if spec.buffers == crate::spec::BufferStorage::Lutram && ice40 {
             return Err(Error::InvalidSpec(format!(
-                "--buffers lutram: the {} has no distributed RAM; lutram is for the ECP5 \
-                 targets (ecp5-25k, ecp5-85k) and generic; on the iCE40 use --buffers flops or bram",
+                "buffers = lutram: the {} has no distributed RAM; lutram is for the ECP5 \
+                 targets (ecp5-25k, ecp5-85k) and generic; on the iCE40 use buffers = flops \
+                 or bram",
                 self.name()
             )));
         }
@@ -561,11 +547,9 @@ mod tests {
 
     #[test]
     fn every_target_has_a_device_but_generic() {
-        for t in Target::value_variants() {
-            assert_eq!(t.device().is_some(), *t != Target::Generic);
-            assert_eq!(t.default_clock_mhz().is_some(), *t != Target::Generic);
-            let v = t.to_possible_value().unwrap();
-            assert_eq!(v.get_name(), t.name());
+        for t in Target::all() {
+            assert_eq!(t.device().is_some(), t != Target::Generic);
+            assert_eq!(t.default_clock_mhz().is_some(), t != Target::Generic);
         }
     }
 

@@ -170,7 +170,7 @@ fn unsupported_configurations_are_refused_with_a_reason() {
     };
     let msg = supported(&wide).unwrap_err().to_string();
     assert!(
-        msg.contains("does not fit a 16-bit flit") && msg.contains("5 bits per dimension, 20"),
+        msg.contains("does not fit flit_width = 16") && msg.contains("5 bits per dimension, 20"),
         "{msg}"
     );
     assert!(supported(&base).is_ok());
@@ -205,7 +205,9 @@ fn unsupported_configurations_are_refused_with_a_reason() {
     ] {
         let msg = err.to_string();
         assert!(
-            msg.contains("on-off") && msg.contains("at least 2") && msg.contains("--depth 1"),
+            msg.contains("on-off")
+                && msg.contains("at least 2")
+                && msg.contains("buffer_depth = 1"),
             "{msg}"
         );
     }
