@@ -47,7 +47,7 @@ fn the_spec_accepts_what_the_router_builds_and_refuses_the_rest_by_name() {
         ("flit_width = 8", "16, 32 or 64"),
         (
             "algorithm = \"duato\"\nflow_control = \"on-off\"",
-            "allowed with duato: --flow-control credit",
+            "allowed with duato: flow_control = credit",
         ),
     ];
     for (toml, says) in refused {

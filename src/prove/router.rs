@@ -12,9 +12,9 @@
 //! are arbitrary.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use rayon::prelude::*;
-use std::fmt::Write as _;
 
 use super::text::{init_block, join};
 use super::Proof;
