@@ -116,6 +116,18 @@ pub fn entry_port(sent: Port) -> Port {
     }
 }
 
+/// The inputs whose answers at `node` cover every input: all of
+/// [`arrival_inputs`] where the relation reads the input (the generic turn
+/// model), else the injection input alone (one question per node and
+/// destination answers for every input).
+pub fn deciding_inputs(rel: &Relation, node: NodeId) -> Vec<Input> {
+    if rel.reads_input() {
+        arrival_inputs(rel, node)
+    } else {
+        vec![Input::INJECTED]
+    }
+}
+
 /// Every input a flit can arrive on at `node`: injected, or through each
 /// existing link on each of the relation's VCs.
 pub fn arrival_inputs(rel: &Relation, node: NodeId) -> Vec<Input> {

@@ -12,7 +12,8 @@
 //! - clocks a register by the parent's clock itself where the parent only
 //!   copies the clock into it (`x$clock = clock;`);
 //! - gives every module body one module, named after the field that holds it
-//!   (`<top>_fcu` for the flow-control units), instantiated where it is used;
+//!   or the title the caller gives that field (`<top>_flow_control_unit` for
+//!   the field `fcu`), instantiated where it is used;
 //! - spells every `a$b$c` as `a_b_c` (an error where two names would meet).
 //!
 //! Each block's `#[hdl_gen]` code is written as rust-hdl writes it
@@ -187,7 +188,7 @@ struct Writer<'a> {
     order: Vec<String>,
 }
 
-/// A `DFF` child: its width, initial value and clock.
+/// A `DFF` child: its name, width, initial value and signedness.
 struct Register {
     name: String,
     width: usize,

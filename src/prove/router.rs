@@ -392,15 +392,6 @@ pub fn routing_table(spec: &RouterSpec) -> Result<Option<Vec<BTreeMap<u64, u64>>
     let net = &rel.net;
     let f = field_bits(spec);
     let field_mask = (1u64 << f) - 1;
-    // Where the relation does not read the input (every shipped algorithm),
-    // one question per node and destination answers for every input.
-    let inputs = |node| {
-        if rel.reads_input() {
-            crate::interface::arrival_inputs(&rel, node)
-        } else {
-            vec![crate::algo::Input::INJECTED]
-        }
-    };
     // Nodes in parallel chunks, each table merged by union.
     let tables: Vec<Vec<BTreeMap<u64, u64>>> = (0..net.nodes())
         .into_par_iter()
@@ -408,7 +399,7 @@ pub fn routing_table(spec: &RouterSpec) -> Result<Option<Vec<BTreeMap<u64, u64>>
             || vec![BTreeMap::new(); net.port_count()],
             |mut table, node| {
                 let mut hops = Vec::new();
-                let ins = inputs(node);
+                let ins = crate::interface::deciding_inputs(&rel, node);
                 for dest in 0..net.nodes() {
                     for &input in &ins {
                         hops.clear();

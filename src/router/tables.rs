@@ -30,7 +30,7 @@ use crate::algo::{Hop, Input, Network, NodeId, Relation};
 use crate::blocks::address_decoder::{signs_of, DecoderShape, Row, Sign, CODE_BITS};
 use crate::blocks::es_table::Entry;
 use crate::error::{Error, Result};
-use crate::interface::{arrival_inputs, entry_port, input_through, HeadFormat};
+use crate::interface::{deciding_inputs, entry_port, input_through, HeadFormat};
 use crate::spec::Addressing;
 use rayon::prelude::*;
 
@@ -237,14 +237,8 @@ fn scan(
     let mut buf = Vec::new();
     let format = HeadFormat::new(shape.topology, net.dims, net.radix, shape.addressing);
     let mut accepted = Vec::new();
-    // One question per node and destination covers every input unless
-    // the relation reads the input (the generic turn model).
     for node in nodes {
-        let ins = if rel.reads_input() {
-            arrival_inputs(rel, node)
-        } else {
-            vec![Input::INJECTED]
-        };
+        let ins = deciding_inputs(rel, node);
         let me = node_id(shape, net, node);
         for dest in 0..net.nodes() {
             let mut first: Option<(Mask, Input)> = None;
