@@ -33,9 +33,13 @@ fn writes_one_file_named_after_the_block_with_a_parameterized_top_module() {
     let text = std::fs::read_to_string(dir.join("crossbar.v")).unwrap();
     assert!(text.contains("module crossbar_p3_w8 ("));
     assert!(!text.contains("module top"), "rust-hdl's name is gone");
-    // The flip-flops are registers of the crossbar, and no name has a `$`.
+    // The flip-flops are registers of the crossbar (the P x P held
+    // connections one vector), and no name has a `$`.
     assert_eq!(text.matches("\nmodule ").count(), 1, "one module");
-    assert!(text.contains("    reg held_0;\n"));
+    assert!(
+        text.contains("    reg [8:0] held;  // 9 x 1 bit\n"),
+        "{text}"
+    );
     assert!(!text.contains('$'));
     // A child module is named after the top, so blocks can share a design.
     let out = routergen(&["block", "vc-controller", "-o", dir.to_str().unwrap()]);

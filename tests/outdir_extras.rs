@@ -114,10 +114,10 @@ fn rtl_header_lists_spec_files_and_blocks() {
             .and_then(|(_, rest)| rest.split_once(':'))
             .map(|(names, _)| names.trim().to_string())
     };
-    assert_eq!(count("flow_control_unit").as_deref(), Some("fcu_0..20"));
+    assert_eq!(count("flow_control_unit").as_deref(), Some("fcu[0..20]"));
     assert_eq!(
         count("address_decoder").as_deref(),
-        Some("dec_0..20, indec_0..6")
+        Some("dec[0..20], indec[0..6]")
     );
     assert_eq!(count("vc_allocator").as_deref(), Some("valloc"));
     assert_eq!(count("crossbar").as_deref(), Some("xbar"));

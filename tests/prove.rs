@@ -304,8 +304,8 @@ const DROPS_A_FLIT: (&str, &str) = (
 
 /// A router mutant: the first output VC starts with 3 credits, not D = 2.
 const COUNTS_3_CREDITS: (&str, &str) = (
-    "if (rst) credits_0_d = 5'd2;",
-    "if (rst) credits_0_d = 5'd3;",
+    "if (rst) credits_d[0 +: 5] = 5'd2;",
+    "if (rst) credits_d[0 +: 5] = 5'd3;",
 );
 
 /// The router's bounded properties fail, through `make prove` in an output
@@ -411,7 +411,7 @@ fn output_directory_router_liveness_proof_and_mutant() {
     let one_sender = "  always @(*) if (!init && !rst) assume(!p1_in_valid && !p2_in_valid && \
                       !p3_in_valid && !p4_in_valid && (!p0_in_valid || p0_in_vc == 0));\n";
     let never_ready = (
-        "wire ready_0 = fcu_0_out_valid & cok_0;",
+        "wire ready_0 = fcu_out_valid[0] & cok[0];",
         "wire ready_0 = 1'b0;",
     );
     proved_then_mutants_fail("liveness", one_sender, &[never_ready]);
@@ -425,6 +425,9 @@ fn output_directory_router_liveness_proof_and_mutant() {
 #[test]
 #[ignore = "minutes: make prove"]
 fn output_directory_router_order_proof_and_mutants() {
-    let wrong_slot = ("out_data = slot_data_1;", "out_data = slot_data_0;");
+    let wrong_slot = (
+        "out_data = slot_data[16 +: 16];",
+        "out_data = slot_data[0 +: 16];",
+    );
     proved_then_mutants_fail("order", "", &[wrong_slot]);
 }

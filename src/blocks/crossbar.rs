@@ -477,7 +477,7 @@ mod tests {
             BlockKind::Crossbar,
             &sets,
             3000,
-            ("taken_0 = 1'b1", "taken_0 = 1'b0"),
+            ("taken[0] = 1'b1", "taken[0] = 1'b0"),
         );
     }
 }

@@ -413,7 +413,7 @@ mod tests {
         let credit = crate::blocks::emit(VcController::<16>::new(3, 2).unwrap(), "c").unwrap();
         let on_off = crate::blocks::emit(VcController::<16>::on_off(3, 2).unwrap(), "o").unwrap();
         assert!(!credit.contains("level"), "credit mode");
-        assert!(on_off.contains("level_0"), "on/off mode");
+        assert!(on_off.contains("level["), "on/off mode");
     }
 
     #[test]
@@ -515,7 +515,7 @@ mod tests {
             BlockKind::VcController,
             &sets,
             3000,
-            ("after_1 = seen", "after_1 = 1'b1"),
+            ("after[1] = seen", "after[1] = 1'b1"),
         );
     }
 
@@ -529,7 +529,7 @@ mod tests {
             BlockKind::VcController,
             &sets,
             3000,
-            ("level_0_d = credit_in_0 & ~rst;", "level_0_d = 1'b1;"),
+            ("level_d[0] = credit_in_0 & ~rst;", "level_d[0] = 1'b1;"),
         );
     }
 }

@@ -214,20 +214,46 @@ fn instances(rtl: &str, core: &str) -> Vec<(String, String)> {
     };
     let body = &rtl[at..];
     let body = &body[..body.find("\nendmodule").unwrap_or(body.len())];
-    let prefix = format!("    {core}_");
+    let prefix = format!("{core}_");
     let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    // The generate loop the line is in: its label and count.
+    let mut loop_of: Option<(String, usize)> = None;
     for l in body.lines() {
         let words: Vec<&str> = l.split_whitespace().collect();
-        if l.starts_with(&prefix) {
-            // `<core>_<block> <instance> (`
-            if let [module, inst, "("] = words.as_slice() {
-                let stem = crate::synth::hierarchy::block_stem(core, module);
-                found.entry(stem).or_default().push(inst.to_string());
+        if let ["for", "(g", "=", "0;", "g", "<", n, "g", "=", "g", "+", "1)", "begin", ":", label] =
+            words.as_slice()
+        {
+            let n = n.trim_end_matches(';').parse().unwrap_or(0);
+            loop_of = Some((label.to_string(), n));
+        } else if let [module, inst, "("] = words.as_slice() {
+            // `<core>_<block> <instance> (`, alone or in a generate loop.
+            if !module.starts_with(&prefix) {
+                continue;
             }
-        } else if let [name, "<=", _] = words.as_slice() {
-            // A register, updated at the clock: `name <= name_d;`
+            let stem = crate::synth::hierarchy::block_stem(core, module);
+            let shown = match loop_of.take() {
+                Some((label, n)) if n > 1 => format!("{label}[0..{}]", n - 1),
+                Some((label, _)) => format!("{label}[0]"),
+                None => inst.to_string(),
+            };
+            found.entry(stem).or_default().push(shown);
+        } else if let [name, "<=", next] = words.as_slice() {
+            // A register, updated at the clock: `name <= name_d;`, a vector
+            // of them declared `reg [..] name;  // N x W bits`.
+            if *next != format!("{name}_d;") {
+                continue;
+            }
+            let decl = format!(" {name};  // ");
+            let count = body.lines().find_map(|d| {
+                let (_, rest) = d.split_once(&decl)?;
+                rest.split_once(" x ")?.0.parse::<usize>().ok()
+            });
             let stem = crate::synth::hierarchy::block_stem("", name);
-            found.entry(stem).or_default().push(name.to_string());
+            let shown = match count {
+                Some(n) if n > 1 => format!("{name}[0..{}]", n - 1),
+                _ => name.to_string(),
+            };
+            found.entry(stem).or_default().push(shown);
         }
     }
     let mut out: Vec<(String, String)> = found

@@ -20,35 +20,112 @@ pub enum Unsupported {
     Link,
     /// An index it cannot evaluate.
     Index(String),
+    /// A loop that cannot be written as a loop (written unrolled).
+    Symbolic,
 }
 
 /// `block` as `always @(*) begin ... end`.
 pub fn combinatorial(block: &VerilogBlock) -> Result<String, Unsupported> {
     let mut w = CodeWriter::default();
     w.block(block)?;
-    let mut text = String::from("always @(*) ");
-    for (indent, line) in &w.lines {
-        for _ in 0..*indent {
-            text.push_str("    ");
+    Ok(w.text())
+}
+
+/// Where the element `stem$#rest` of a Vec (`#` its index) lives: the
+/// vector and the element's width.
+pub type Vectors<'a> = &'a dyn Fn(&str) -> Option<(String, usize)>;
+
+/// [`combinatorial`] with each loop written as a Verilog `for` loop where
+/// every name it indexes by its variable is an element of a vector
+/// (`vectors`), unrolled elsewhere; and the loop variables it declares.
+pub fn combinatorial_looped(
+    block: &VerilogBlock,
+    vectors: Vectors<'_>,
+) -> Result<(String, Vec<String>), Unsupported> {
+    let mut w = CodeWriter {
+        vectors: Some(vectors),
+        ..CodeWriter::default()
+    };
+    w.block(block)?;
+    let used = w.used.iter().cloned().collect();
+    Ok((w.text(), used))
+}
+
+impl CodeWriter<'_> {
+    fn text(&self) -> String {
+        let mut text = String::from("always @(*) ");
+        for (indent, line) in &self.lines {
+            for _ in 0..*indent {
+                text.push_str("    ");
+            }
+            text.push_str(line);
+            text.push('\n');
         }
-        text.push_str(line);
         text.push('\n');
+        text
     }
-    text.push('\n');
-    Ok(text)
 }
 
 #[derive(Default)]
-struct CodeWriter {
+struct CodeWriter<'a> {
     lines: Vec<(usize, String)>,
     indent: usize,
     /// The line being written.
     buffer: String,
     /// The loop variables in scope, outermost first, with their values.
     loops: Vec<(String, i64)>,
+    /// The vectors, where loops are written as loops.
+    vectors: Option<Vectors<'a>>,
+    /// The loop variables of the loops being written as loops.
+    symbolic: Vec<String>,
+    /// Every loop variable written.
+    used: std::collections::BTreeSet<String>,
+    /// Inside an index or a select (where a loop variable may stand).
+    in_index: usize,
 }
 
-impl CodeWriter {
+/// A name as written: plain, or an element of a vector at an index that
+/// is an expression of loop variables.
+enum Named {
+    Plain(String),
+    Element {
+        vector: String,
+        index: String,
+        width: usize,
+    },
+}
+
+impl Named {
+    /// Its bits from `lo` (an expression), `width` of them.
+    fn part(&self, lo: &str, width: usize) -> String {
+        match self {
+            Named::Plain(n) => format!("{n}[({lo})+:({width})]"),
+            Named::Element {
+                vector,
+                index,
+                width: w,
+            } => format!("{vector}[({index})*{w} + ({lo}) +: {width}]"),
+        }
+    }
+
+    fn whole(&self) -> String {
+        match self {
+            Named::Plain(n) => n.clone(),
+            Named::Element {
+                vector,
+                index,
+                width: 1,
+            } => format!("{vector}[{index}]"),
+            Named::Element {
+                vector,
+                index,
+                width,
+            } => format!("{vector}[({index})*{width} +: {width}]"),
+        }
+    }
+}
+
+impl<'a> CodeWriter<'a> {
     fn write(&mut self, s: &str) {
         self.buffer.push_str(s);
     }
@@ -93,10 +170,19 @@ impl CodeWriter {
                 offset,
                 replacement,
             } => {
-                self.expr(base)?;
-                self.write("[(");
-                self.expr(offset)?;
-                self.write(&format!(")+:({width})] = "));
+                match self.element(base)? {
+                    Some(e) => {
+                        let lo = self.index_text(offset)?;
+                        self.write(&e.part(&lo, *width));
+                        self.write(" = ");
+                    }
+                    None => {
+                        self.expr(base)?;
+                        self.write("[(");
+                        self.index_expr(offset)?;
+                        self.write(&format!(")+:({width})] = "));
+                    }
+                }
                 self.expr(replacement)?;
                 self.writeln(";");
             }
@@ -134,6 +220,9 @@ impl CodeWriter {
                 self.writeln("endcase");
             }
             VerilogStatement::Loop(l) => {
+                if self.looped(l)? {
+                    return Ok(());
+                }
                 for i in l.from.as_usize()..l.to.as_usize() {
                     self.loops.push((l.index.clone(), i as i64));
                     let done = self.statements(&l.block);
@@ -152,7 +241,7 @@ impl CodeWriter {
     fn expr(&mut self, e: &VerilogExpression) -> Result<(), Unsupported> {
         match e {
             VerilogExpression::Signal(s) => {
-                let name = self.name(s)?;
+                let name = self.named(s)?.whole();
                 self.write(&name);
             }
             VerilogExpression::Literal(v) => self.write(&v.to_string()),
@@ -173,18 +262,30 @@ impl CodeWriter {
                 self.write(unary(op));
                 self.expr(x)?;
             }
-            VerilogExpression::Index(x, i) => {
-                self.expr(x)?;
-                self.write("[");
-                self.expr(i)?;
-                self.write("]");
-            }
-            VerilogExpression::Slice(x, width, offset) => {
-                self.expr(x)?;
-                self.write("[(");
-                self.expr(offset)?;
-                self.write(&format!(")+:({width})]"));
-            }
+            VerilogExpression::Index(x, i) => match self.element(x)? {
+                Some(e) => {
+                    let i = self.index_text(i)?;
+                    self.write(&e.part(&i, 1).replace(" +: 1]", "]"));
+                }
+                None => {
+                    self.expr(x)?;
+                    self.write("[");
+                    self.index_expr(i)?;
+                    self.write("]");
+                }
+            },
+            VerilogExpression::Slice(x, width, offset) => match self.element(x)? {
+                Some(e) => {
+                    let lo = self.index_text(offset)?;
+                    self.write(&e.part(&lo, *width));
+                }
+                None => {
+                    self.expr(x)?;
+                    self.write("[(");
+                    self.index_expr(offset)?;
+                    self.write(&format!(")+:({width})]"));
+                }
+            },
             VerilogExpression::IndexReplace(x, i, v) => {
                 self.write("(");
                 self.expr(x)?;
@@ -214,6 +315,15 @@ impl CodeWriter {
         if let Some((_, v)) = self.loops.iter().find(|(var, _)| var == raw) {
             return Ok(v.to_string());
         }
+        if self.symbolic.iter().any(|v| v == raw) {
+            // A loop variable stands in an index, not as a value (whose
+            // width would be the integer's).
+            return if self.in_index > 0 {
+                Ok(raw.to_string())
+            } else {
+                Err(Unsupported::Symbolic)
+            };
+        }
         let raw = raw.strip_prefix('.').unwrap_or(raw);
         let mut x = raw.replace('.', "$").replace("::", "$");
         while let Some(stem) = x.strip_suffix("$next") {
@@ -230,6 +340,128 @@ impl CodeWriter {
             }
         }
         Ok(x)
+    }
+}
+
+impl<'a> CodeWriter<'a> {
+    /// Writes loop `l` as a Verilog `for` loop where it can be (see
+    /// [`combinatorial_looped`]); whether it did.
+    fn looped(&mut self, l: &rust_hdl::core::ast::VerilogLoop) -> Result<bool, Unsupported> {
+        let Some(vectors) = self.vectors else {
+            return Ok(false);
+        };
+        let var = &l.index;
+        let bound = self.loops.iter().any(|(v, _)| v == var) || self.symbolic.contains(var);
+        // (A loop of one names a value: written as that value.)
+        let once = l.to.as_usize() <= l.from.as_usize() + 1;
+        if once || bound || !var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Ok(false);
+        }
+        let mut trial = CodeWriter {
+            indent: self.indent,
+            loops: self.loops.clone(),
+            vectors: Some(vectors),
+            symbolic: self.symbolic.clone(),
+            ..CodeWriter::default()
+        };
+        trial.symbolic.push(var.clone());
+        let (from, to) = (l.from.as_usize(), l.to.as_usize());
+        let prefix = std::mem::take(&mut self.buffer);
+        trial.write(&format!(
+            "{prefix}for ({var} = {from}; {var} < {to}; {var} = {var} + 1) "
+        ));
+        match trial.block(&l.block) {
+            Ok(()) => {
+                self.lines.append(&mut trial.lines);
+                self.used.append(&mut trial.used);
+                self.used.insert(var.clone());
+                Ok(true)
+            }
+            Err(Unsupported::Symbolic) => {
+                // Written unrolled; the line begun stays begun.
+                self.buffer = prefix;
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A name, as an element of a vector where its index holds a loop
+    /// variable written as a loop.
+    fn named(&self, raw: &str) -> Result<Named, Unsupported> {
+        let Some(vectors) = self.vectors else {
+            return self.name(raw).map(Named::Plain);
+        };
+        let raw_name = raw.strip_prefix('.').unwrap_or(raw);
+        let x = raw_name.replace('.', "$").replace("::", "$");
+        let (Some(open), true) = (x.find('['), !self.symbolic.is_empty()) else {
+            return self.name(raw).map(Named::Plain);
+        };
+        let Some(close) = x[open..].find(']').map(|c| open + c) else {
+            return self.name(raw).map(Named::Plain);
+        };
+        let inner = &x[open + 1..close];
+        let toks = tokens(inner).ok_or_else(|| Unsupported::Index(x.clone()))?;
+        let symbolic = toks
+            .iter()
+            .any(|t| matches!(t, Token::Name(n) if self.symbolic.contains(n)));
+        if !symbolic {
+            return self.name(raw).map(Named::Plain);
+        }
+        // The index with the unrolled loops' values put in.
+        let mut index = String::new();
+        for t in &toks {
+            match t {
+                Token::Num(n) => index.push_str(&n.to_string()),
+                Token::Op(c) => index.push(*c),
+                Token::Name(n) if self.symbolic.contains(n) => index.push_str(n),
+                Token::Name(n) => match self.loops.iter().rev().find(|(v, _)| v == n) {
+                    Some((_, v)) => index.push_str(&v.to_string()),
+                    None => return Err(Unsupported::Symbolic),
+                },
+            }
+        }
+        let mut rest = x[close + 1..].to_string();
+        while let Some(stem) = rest.strip_suffix("$next") {
+            rest.truncate(stem.len());
+        }
+        let pattern = format!("{}$#{rest}", &x[..open]);
+        match vectors(&pattern) {
+            Some((vector, width)) => Ok(Named::Element {
+                vector,
+                index,
+                width,
+            }),
+            None => Err(Unsupported::Symbolic),
+        }
+    }
+
+    /// Where `x` is a signal that is an element of a vector, that element.
+    fn element(&self, x: &VerilogExpression) -> Result<Option<Named>, Unsupported> {
+        match x {
+            VerilogExpression::Signal(s) => match self.named(s)? {
+                e @ Named::Element { .. } => Ok(Some(e)),
+                Named::Plain(_) => Ok(None),
+            },
+            _ => Ok(None),
+        }
+    }
+
+    /// Writes an index or offset expression (where a loop variable may
+    /// stand).
+    fn index_expr(&mut self, e: &VerilogExpression) -> Result<(), Unsupported> {
+        self.in_index += 1;
+        let done = self.expr(e);
+        self.in_index -= 1;
+        done
+    }
+
+    /// An index or offset expression as text.
+    fn index_text(&mut self, e: &VerilogExpression) -> Result<String, Unsupported> {
+        let held = std::mem::take(&mut self.buffer);
+        let done = self.index_expr(e);
+        let text = std::mem::replace(&mut self.buffer, held);
+        done.map(|()| text)
     }
 }
 
@@ -435,6 +667,56 @@ mod tests {
         assert_eq!(eval("j", &var), None);
         assert_eq!(eval("i+", &var), None);
         assert_eq!(eval("i << 1", &var), None);
+    }
+
+    /// `for i in 0..3 { self.y[i].next = self.x[i].val() & self.z[i].q.val() }`,
+    /// and the same with `self.n.next = i` inside.
+    fn vec_loop(value_too: bool) -> VerilogBlock {
+        use rust_hdl::core::ast::VerilogLoop;
+        let sig = |n: &str| VerilogExpression::Signal(n.to_string());
+        let and = VerilogExpression::Binary(
+            Box::new(sig(".x[i]")),
+            VerilogOp::BitAnd,
+            Box::new(sig(".z[i].q")),
+        );
+        let mut body = vec![VerilogStatement::Assignment(sig(".y[i].next"), and)];
+        if value_too {
+            body.push(VerilogStatement::Assignment(sig(".n.next"), sig("i")));
+        }
+        vec![VerilogStatement::Loop(VerilogLoop {
+            index: "i".into(),
+            from: 0usize.into(),
+            to: 3usize.into(),
+            block: body,
+        })]
+    }
+
+    #[test]
+    fn a_loop_over_vectors_is_written_as_a_loop() {
+        let vectors = |p: &str| match p {
+            "x$#" => Some(("x".to_string(), 1)),
+            "y$#" => Some(("y".to_string(), 1)),
+            "z$#$q" => Some(("z".to_string(), 4)),
+            _ => None,
+        };
+        let (text, vars) = combinatorial_looped(&vec_loop(false), &vectors).unwrap();
+        assert_eq!(
+            text,
+            "always @(*) begin\n    for (i = 0; i < 3; i = i + 1) begin\n        \
+             y[i] = x[i] & z[(i)*4 +: 4];\n    end\nend\n\n"
+        );
+        assert_eq!(vars, vec!["i".to_string()]);
+        // The variable as a value (its width would be the integer's), or a
+        // name that is no vector's element: unrolled, as rust-hdl writes it.
+        let (text, vars) = combinatorial_looped(&vec_loop(true), &vectors).unwrap();
+        assert_eq!(text, combinatorial(&vec_loop(true)).unwrap());
+        assert!(
+            text.contains("y$2 = x$2 & z$2$q;") && vars.is_empty(),
+            "{text}"
+        );
+        let none = |_: &str| None;
+        let (text, _) = combinatorial_looped(&vec_loop(false), &none).unwrap();
+        assert_eq!(text, combinatorial(&vec_loop(false)).unwrap());
     }
 
     #[test]

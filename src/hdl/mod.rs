@@ -32,6 +32,9 @@ use rust_hdl::core::type_descriptor::{TypeDescriptor, TypeKind};
 use crate::error::{Error, Result};
 
 pub mod code;
+mod vectors;
+
+use vectors::Elem;
 
 /// A block's Verilog as written by [`write`].
 #[derive(Debug, Clone)]
@@ -70,6 +73,15 @@ pub fn write(top: &dyn Block, name: &str, titles: &[(&str, &str)]) -> Result<Wri
         modules: w.order.len(),
     })
 }
+
+/// The hierarchical name of element `k` of a Vec of sub-blocks `field`
+/// (one module): the instance `unit` of the generate loop `field`.
+pub fn instance_path(field: &str, k: usize) -> String {
+    format!("{field}[{k}].{INSTANCE}")
+}
+
+/// The instance name inside each generate loop over a Vec of sub-blocks.
+const INSTANCE: &str = "unit";
 
 /// The `$` of rust-hdl's names spelled `_`: the renaming [`write`] applies,
 /// exposed so that rust-hdl's own Verilog can be spelled the same for the
@@ -211,18 +223,9 @@ impl Writer<'_> {
             }
         }
         let mut code = match &node.code {
-            Verilog::Combinatorial(block) => code::combinatorial(block).map_err(|e| {
-                Error::Internal(match e {
-                    code::Unsupported::Link => format!(
-                        "block `{}` links signals, which the Verilog writer does not support",
-                        node.name
-                    ),
-                    code::Unsupported::Index(name) => format!(
-                        "block `{}`: the Verilog writer cannot evaluate the index of `{name}`",
-                        node.name
-                    ),
-                })
-            })?,
+            Verilog::Combinatorial(block) => {
+                code::combinatorial(block).map_err(|e| unsupported(&node.name, e))?
+            }
             Verilog::Custom(text) => text.clone(),
             Verilog::Empty => String::new(),
             _ => {
@@ -247,11 +250,12 @@ impl Writer<'_> {
         let mut copies = take_copies(&mut code, |stub| {
             mentions.get(stub) == Some(&1) && stubs.iter().any(|s| s == stub)
         });
+        let copied: std::collections::HashSet<String> = copies.keys().cloned().collect();
         let clock_of: Vec<String> = stubs
             .into_iter()
             .map(|stub| copies.remove(&stub).unwrap_or(stub))
             .collect();
-        let body = self.body(at, &regs, &clock_of, &kids, &code);
+        let body = self.body(at, &regs, &clock_of, &kids, &code, &copied)?;
         let respelled = respell_module(&body, &regs)?;
         if let Some(name) = self.bodies.get(&respelled) {
             return Ok(name.clone());
@@ -289,7 +293,9 @@ impl Writer<'_> {
         }
     }
 
-    /// The module's text in rust-hdl's names, its own name [`BODY_MARK`].
+    /// The module's text in rust-hdl's names, its own name [`BODY_MARK`];
+    /// each Vec of signals, registers or sub-blocks one vector ([`vectors`])
+    /// and each Vec of sub-blocks of one module a `generate` loop.
     fn body(
         &self,
         at: usize,
@@ -297,21 +303,21 @@ impl Writer<'_> {
         clock_of: &[String],
         kids: &[(usize, String)],
         code: &str,
-    ) -> String {
+        copied: &std::collections::HashSet<String>,
+    ) -> Result<String> {
         let node = &self.tree.nodes[at];
+        let mut elems = Elements::default();
         let mut s = String::new();
-        let ports: Vec<&AtomInfo> = node
-            .atoms
-            .iter()
-            .filter(|a| a.kind.is_parameter())
-            .collect();
+        // The module's own signals: its ports (kept one name per element in
+        // the top module, whose ports the caller names), constants, locals.
+        let ports = signals(&node.atoms, |a| a.kind.is_parameter(), at != 0);
         s.push_str(&format!("module {BODY_MARK}"));
         if ports.is_empty() {
             s.push_str(";\n");
         } else {
             s.push_str(" (\n");
-            for (i, a) in ports.iter().enumerate() {
-                let dir = match a.kind {
+            for (i, p) in ports.iter().enumerate() {
+                let dir = match p.kind {
                     AtomKind::InputParameter => "input wire",
                     AtomKind::OutputParameter => "output reg",
                     AtomKind::InOutParameter => "inout wire",
@@ -320,23 +326,32 @@ impl Writer<'_> {
                 let comma = if i + 1 < ports.len() { "," } else { "" };
                 s.push_str(&format!(
                     "    {dir}{}{}{comma}\n",
-                    range(a.width, a.signed),
-                    a.name
+                    range(p.bits(), p.signed),
+                    p.declared()
                 ));
+                p.elements(&p.name, 0, &mut elems);
             }
             s.push_str(");\n");
         }
-        let of_kind =
-            |k: AtomKind| -> Vec<&AtomInfo> { node.atoms.iter().filter(|a| a.kind == k).collect() };
-        let consts = of_kind(AtomKind::Constant);
+        let consts = signals(&node.atoms, |a| a.kind == AtomKind::Constant, true);
         if !consts.is_empty() {
             s.push('\n');
-            for a in consts {
-                let signed = if a.signed { " signed" } else { "" };
+            for c in &consts {
+                let signed = if c.signed { " signed" } else { "" };
+                let value = match c.n {
+                    None => c.values[0].to_string(),
+                    Some(_) => concat(c.values.iter().map(|v| v.to_string())),
+                };
+                let range = if c.n.is_some() {
+                    format!(" [{}:0]", c.bits() - 1)
+                } else {
+                    String::new()
+                };
                 s.push_str(&format!(
-                    "    localparam{signed} {} = {};\n",
-                    a.name, a.value
+                    "    localparam{signed}{range} {} = {value};\n",
+                    c.declared()
                 ));
+                c.elements(&c.name, 0, &mut elems);
             }
         }
         if !node.enums.is_empty() {
@@ -345,16 +360,63 @@ impl Writer<'_> {
                 s.push_str(&format!("    localparam {label} = {value};\n"));
             }
         }
-        let locals = of_kind(AtomKind::LocalSignal);
+        let locals = signals(&node.atoms, |a| a.kind == AtomKind::LocalSignal, true);
         if !locals.is_empty() {
             s.push('\n');
-            for a in locals {
-                s.push_str(&format!("    reg{}{};\n", range(a.width, a.signed), a.name));
+            for l in &locals {
+                s.push_str(&format!(
+                    "    reg{}{};\n",
+                    range(l.bits(), l.signed),
+                    l.declared()
+                ));
+                l.elements(&l.name, 0, &mut elems);
             }
         }
+        // The registers, a Vec of them (one width and clock) as a vector.
+        let reg_keys: Vec<(&str, (usize, &str))> = regs
+            .iter()
+            .zip(clock_of)
+            .filter(|(r, _)| !r.signed)
+            .map(|(r, c)| (r.name.as_str(), (r.width, c.as_str())))
+            .collect();
+        let reg_groups = vectors::groups(&reg_keys);
+        let grouped = |name: &str| {
+            vectors::split_index(name)
+                .and_then(|(stem, _)| reg_groups.iter().find(|g| g.stem == stem))
+        };
         if !regs.is_empty() {
             s.push('\n');
+            for g in &reg_groups {
+                let (w, _) = g.key;
+                let r = range(g.n * w, false);
+                let v = respelled(&g.stem);
+                let bits = if w == 1 { "bit" } else { "bits" };
+                s.push_str(&format!(
+                    "    reg{r}{v};  // {} x {w} {bits}\n    reg{r}{v}_d;\n",
+                    g.n
+                ));
+                for (field, vector) in [("q", v.clone()), ("d", format!("{v}_d"))] {
+                    elems
+                        .patterns
+                        .insert(format!("{}$#${field}", g.stem), (vector, w));
+                }
+                for k in 0..g.n {
+                    for (field, vector) in [("q", v.clone()), ("d", format!("{v}_d"))] {
+                        elems.names.insert(
+                            format!("{}${k}${field}", g.stem),
+                            Elem {
+                                vector,
+                                index: k,
+                                width: w,
+                            },
+                        );
+                    }
+                }
+            }
             for (r, clock) in regs.iter().zip(clock_of) {
+                if grouped(&r.name).is_some() {
+                    continue;
+                }
                 s.push_str(&format!(
                     "    reg{}{}$q;\n    reg{}{}$d;\n",
                     range(r.width, r.signed),
@@ -367,40 +429,123 @@ impl Writer<'_> {
                 }
             }
         }
-        // The signals between this module and its children.
+        // The signals between this module and its children: a Vec of
+        // children of one module shares a vector per port.
+        // (A child with a signed port keeps signals of its own: an element
+        // of a vector is unsigned.)
+        let kid_keys: Vec<(&str, &str)> = kids
+            .iter()
+            .map(|(c, m)| (&self.tree.nodes[*c], m.as_str()))
+            .filter(|(c, _)| !c.atoms.iter().any(|a| a.signed && a.kind.is_parameter()))
+            .map(|(c, m)| (c.name.as_str(), m))
+            .collect();
+        let kid_groups = vectors::groups(&kid_keys);
+        let kid_group = |name: &str| {
+            vectors::split_index(name)
+                .and_then(|(stem, k)| kid_groups.iter().find(|g| g.stem == stem).map(|g| (g, k)))
+        };
+        let mut stubs_declared = false;
         for (c, _) in kids {
             let child = &self.tree.nodes[*c];
-            let mut any = false;
-            for a in child.atoms.iter().filter(|a| a.kind.is_parameter()) {
-                let stub = format!("{}${}", child.name, a.name);
-                if !any {
-                    s.push('\n');
-                    any = true;
+            let child_ports = signals(&child.atoms, |a| a.kind.is_parameter(), true);
+            let (stem, count, first, in_group) = match kid_group(&child.name) {
+                Some((g, k)) => (g.stem.clone(), g.n, k == 0, true),
+                None => (child.name.clone(), 1, true, false),
+            };
+            for p in &child_ports {
+                let stub = format!("{stem}${}", p.name);
+                match kid_group(&child.name) {
+                    Some((_, k)) => p.elements_of_instance(&stub, &child.name, k, &mut elems),
+                    None => p.elements(&stub, 0, &mut elems),
                 }
-                let kind = if a.kind == AtomKind::InputParameter {
+                if !first {
+                    continue;
+                }
+                if !stubs_declared {
+                    s.push('\n');
+                    stubs_declared = true;
+                }
+                let kind = if p.kind == AtomKind::InputParameter {
                     "reg"
                 } else {
                     "wire"
                 };
-                s.push_str(&format!("    {kind}{}{stub};\n", range(a.width, a.signed)));
+                let signed = p.signed && !in_group;
+                let stub = if !in_group && p.n.is_none() {
+                    stub
+                } else {
+                    respelled(&stub)
+                };
+                s.push_str(&format!(
+                    "    {kind}{}{stub};\n",
+                    range(count * p.bits(), signed)
+                ));
             }
+        }
+        if !kid_groups.is_empty() {
+            s.push_str("\n    genvar g;\n");
         }
         for (c, module) in kids {
             let child = &self.tree.nodes[*c];
-            s.push_str(&format!("\n    {module} {} (\n", child.name));
-            let ports: Vec<&AtomInfo> = child
-                .atoms
-                .iter()
-                .filter(|a| a.kind.is_parameter())
-                .collect();
-            for (i, a) in ports.iter().enumerate() {
-                let stub = format!("{}${}", child.name, a.name);
-                let comma = if i + 1 < ports.len() { "," } else { "" };
-                s.push_str(&format!("        .{}({stub}){comma}\n", a.name));
+            let child_ports = signals(&child.atoms, |a| a.kind.is_parameter(), true);
+            match kid_group(&child.name) {
+                Some((g, 0)) => {
+                    let label = respelled(&g.stem);
+                    s.push_str(&format!(
+                        "\n    generate\n        for (g = 0; g < {}; g = g + 1) begin : {label}\n            \
+                         {module} {INSTANCE} (\n",
+                        g.n
+                    ));
+                    for (i, p) in child_ports.iter().enumerate() {
+                        let comma = if i + 1 < child_ports.len() { "," } else { "" };
+                        let stub = respelled(&format!("{}${}", g.stem, p.name));
+                        let bits = p.bits();
+                        let part = if bits == 1 {
+                            format!("{stub}[g]")
+                        } else {
+                            format!("{stub}[g*{bits} +: {bits}]")
+                        };
+                        s.push_str(&format!(
+                            "                .{}({part}){comma}\n",
+                            p.declared()
+                        ));
+                    }
+                    s.push_str("            );\n        end\n    endgenerate\n");
+                }
+                Some(_) => {}
+                None => {
+                    s.push_str(&format!("\n    {module} {} (\n", child.name));
+                    for (i, p) in child_ports.iter().enumerate() {
+                        let comma = if i + 1 < child_ports.len() { "," } else { "" };
+                        let stub = format!("{}${}", child.name, p.name);
+                        let stub = match p.n {
+                            Some(_) => respelled(&stub),
+                            None => stub,
+                        };
+                        s.push_str(&format!("        .{}({stub}){comma}\n", p.declared()));
+                    }
+                    s.push_str("    );\n");
+                }
             }
-            s.push_str("    );\n");
         }
-        let code = tidy(code);
+        // The code again, its loops written as loops over the vectors where
+        // they can be (the clock copies taken out as before).
+        let looped;
+        let code = match &node.code {
+            Verilog::Combinatorial(block) => {
+                let lookup = |p: &str| elems.patterns.get(p).cloned();
+                let (mut text, vars) = code::combinatorial_looped(block, &lookup)
+                    .map_err(|e| unsupported(&node.name, e))?;
+                take_copies(&mut text, |stub| copied.contains(stub));
+                if !vars.is_empty() {
+                    s.push_str(&format!("\n    integer {};\n", vars.join(", ")));
+                }
+                looped = text;
+                &looped
+            }
+            _ => code,
+        };
+        let code = vectors::map_elements(&tidy(code), &elems.names)?;
         if !code.trim().is_empty() {
             s.push('\n');
             for line in code.lines() {
@@ -418,7 +563,27 @@ impl Writer<'_> {
         // always block per clock.
         if !regs.is_empty() {
             s.push_str("\n    initial begin\n");
-            for r in regs {
+            for g in &reg_groups {
+                let inits = regs
+                    .iter()
+                    .filter(|r| grouped(&r.name).is_some_and(|h| h.stem == g.stem));
+                let mut inits: Vec<(usize, &str)> = inits
+                    .map(|r| {
+                        (
+                            vectors::split_index(&r.name).map_or(0, |x| x.1),
+                            r.init.as_str(),
+                        )
+                    })
+                    .collect();
+                inits.sort();
+                let value = if inits.iter().all(|(_, v)| *v == inits[0].1) {
+                    format!("{{{}{{{}}}}}", g.n, inits[0].1)
+                } else {
+                    concat(inits.iter().map(|(_, v)| v.to_string()))
+                };
+                s.push_str(&format!("        {} = {value};\n", respelled(&g.stem)));
+            }
+            for r in regs.iter().filter(|r| grouped(&r.name).is_none()) {
                 s.push_str(&format!("        {}$q = {};\n", r.name, r.init));
             }
             s.push_str("    end\n");
@@ -428,16 +593,180 @@ impl Writer<'_> {
         clocks.dedup();
         for clock in clocks {
             s.push_str(&format!("\n    always @(posedge {clock}) begin\n"));
+            for g in reg_groups.iter().filter(|g| g.key.1 == clock.as_str()) {
+                let v = respelled(&g.stem);
+                s.push_str(&format!("        {v} <= {v}_d;\n"));
+            }
             for (r, c) in regs.iter().zip(clock_of) {
-                if c == clock {
+                if c == clock && grouped(&r.name).is_none() {
                     s.push_str(&format!("        {}$q <= {}$d;\n", r.name, r.name));
                 }
             }
             s.push_str("    end\n");
         }
         s.push_str("endmodule\n");
-        s
+        Ok(s)
     }
+}
+
+/// Where the elements of a module's Vecs live: by name (`x$3`), and by
+/// pattern (`x$#`, for loops written as loops).
+#[derive(Default)]
+struct Elements {
+    names: HashMap<String, Elem>,
+    patterns: HashMap<String, (String, usize)>,
+}
+
+/// Why the code of block `name` cannot be written.
+fn unsupported(name: &str, e: code::Unsupported) -> Error {
+    Error::Internal(match e {
+        code::Unsupported::Link => {
+            format!("block `{name}` links signals, which the Verilog writer does not support")
+        }
+        code::Unsupported::Index(index) => {
+            format!("block `{name}`: the Verilog writer cannot evaluate the index of `{index}`")
+        }
+        code::Unsupported::Symbolic => {
+            format!("block `{name}`: the Verilog writer could neither loop nor unroll a loop")
+        }
+    })
+}
+
+/// A module's signal: one atom, or a Vec of them (`n` elements).
+struct Sig {
+    /// The atom's name, or the Vec's stem.
+    name: String,
+    kind: AtomKind,
+    /// Bits of one element.
+    width: usize,
+    n: Option<usize>,
+    signed: bool,
+    /// Each element's value (constants).
+    values: Vec<VerilogLiteral>,
+}
+
+impl Sig {
+    fn bits(&self) -> usize {
+        self.width * self.n.unwrap_or(1)
+    }
+
+    /// The name it is declared by: a Vec's already respelled (its
+    /// elements are written as parts of that name).
+    fn declared(&self) -> String {
+        match self.n {
+            Some(_) => respelled(&self.name),
+            None => self.name.clone(),
+        }
+    }
+
+    /// Records where each element `<as_>$k` of this Vec lives: element
+    /// `first + k` of the vector `as_`.
+    fn elements(&self, as_: &str, first: usize, elems: &mut Elements) {
+        if let Some(n) = self.n {
+            if first == 0 {
+                elems
+                    .patterns
+                    .insert(format!("{as_}$#"), (respelled(as_), self.width));
+            }
+            for k in 0..n {
+                elems.names.insert(
+                    format!("{as_}${k}"),
+                    Elem {
+                        vector: respelled(as_),
+                        index: first + k,
+                        width: self.width,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Records where instance `k` (`inst`) of a Vec of children finds
+    /// this port in the parent's vector `stub`.
+    fn elements_of_instance(&self, stub: &str, inst: &str, k: usize, elems: &mut Elements) {
+        let own = format!("{inst}${}", self.name);
+        match self.n {
+            None => {
+                if let Some((stem, _)) = vectors::split_index(inst) {
+                    elems.patterns.insert(
+                        format!("{stem}$#${}", self.name),
+                        (respelled(stub), self.width),
+                    );
+                }
+                elems.names.insert(
+                    own,
+                    Elem {
+                        vector: respelled(stub),
+                        index: k,
+                        width: self.width,
+                    },
+                );
+            }
+            Some(n) => {
+                for j in 0..n {
+                    elems.names.insert(
+                        format!("{own}${j}"),
+                        Elem {
+                            vector: respelled(stub),
+                            index: k * n + j,
+                            width: self.width,
+                        },
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The atoms `pick` selects, in order, each Vec of unsigned atoms of one
+/// kind and width as one [`Sig`] where `vecs`.
+fn signals(atoms: &[AtomInfo], pick: impl Fn(&AtomInfo) -> bool, vecs: bool) -> Vec<Sig> {
+    let picked: Vec<&AtomInfo> = atoms.iter().filter(|a| pick(a)).collect();
+    let keys: Vec<(&str, (usize, usize))> = picked
+        .iter()
+        .filter(|a| vecs && !a.signed)
+        .map(|a| (a.name.as_str(), (a.kind as usize, a.width)))
+        .collect();
+    let groups = vectors::groups(&keys);
+    let mut out: Vec<Sig> = Vec::new();
+    for a in picked {
+        let group = vectors::split_index(&a.name)
+            .and_then(|(stem, k)| groups.iter().find(|g| g.stem == stem).map(|g| (g, k)));
+        match group {
+            Some((g, 0)) => out.push(Sig {
+                name: g.stem.clone(),
+                kind: a.kind,
+                width: a.width,
+                n: Some(g.n),
+                signed: false,
+                values: vec![a.value.clone()],
+            }),
+            Some((g, _)) => {
+                if let Some(sig) = out.iter_mut().find(|s| s.name == g.stem) {
+                    sig.values.push(a.value.clone());
+                }
+            }
+            None => out.push(Sig {
+                name: a.name.clone(),
+                kind: a.kind,
+                width: a.width,
+                n: None,
+                signed: a.signed,
+                values: vec![a.value.clone()],
+            }),
+        }
+    }
+    out
+}
+
+/// `{v_(n-1), ..., v_0}` of elements `v_0` first.
+fn concat(values: impl DoubleEndedIterator<Item = String>) -> String {
+    format!("{{{}}}", values.rev().collect::<Vec<_>>().join(", "))
+}
+
+/// A rust-hdl name as the writer spells it.
+fn respelled(name: &str) -> String {
+    name.replace('$', "_")
 }
 
 /// `code` without the always blocks the clock copies taken out emptied (and

@@ -25,7 +25,7 @@
 
 use std::fmt::Write as _;
 
-use super::router::{credit_harness, credit_properties, register_bits, DEPTH};
+use super::router::{credit_harness, credit_properties, register_bits, register_element, DEPTH};
 use super::Proof;
 use crate::error::Result;
 use crate::spec::RouterSpec;
@@ -51,23 +51,23 @@ pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
         return Ok(None);
     };
     let core = format!("{name}_core");
-    let (Some(pb), Some(vb)) = (
-        register_bits(&h.rtl, &core, "rport_0"),
-        register_bits(&h.rtl, &core, "rvc_0"),
+    let ports = spec.physical_ports() as usize;
+    let v = spec.vcs as usize;
+    let vcs = ports * v;
+    let (Some((pb, _)), Some((vb, _))) = (
+        register_element(&h.rtl, &core, "rport", 0, vcs),
+        register_element(&h.rtl, &core, "rvc", 0, vcs),
     ) else {
         return Ok(None);
     };
     let fcu = format!("{core}_flow_control_unit");
-    if !["front_valid", "slot_data_0"]
+    if !["front_valid", "slot_data"]
         .iter()
         .all(|r| register_bits(&h.rtl, &fcu, r).is_some())
-        || register_bits(&h.rtl, &core, "routed_0").is_none()
+        || register_bits(&h.rtl, &core, "routed").is_none()
     {
         return Ok(None);
     }
-    let ports = spec.physical_ports() as usize;
-    let v = spec.vcs as usize;
-    let vcs = ports * v;
     let d = spec.buffer_depth as usize;
     let cb = super::router::bits_for(d + 1) + 1;
     let wb = super::router::bits_for(BOUND + 1);
@@ -97,12 +97,16 @@ pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
             cb1 = cb - 1,
             wb1 = wb - 1,
         );
+        let unit = crate::router::buffer_instance(i);
+        let element = |reg: &str| {
+            register_element(&h.rtl, &core, reg, i, vcs).map_or_else(String::new, |e| e.1)
+        };
         for (wire, reg) in [
-            ("fv", format!("fcu_{i}.front_valid")),
-            ("rt", format!("routed_{i}")),
-            ("rp", format!("rport_{i}")),
-            ("rv", format!("rvc_{i}")),
-            ("pop", format!("fcu_{i}.pop")),
+            ("fv", format!("{unit}.front_valid")),
+            ("rt", element("routed")),
+            ("rp", element("rport")),
+            ("rv", element("rvc")),
+            ("pop", format!("{unit}.pop")),
         ] {
             h.probes
                 .push((format!("{wire}{i}"), format!("dut.core.{reg}")));
@@ -113,7 +117,7 @@ pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
          downstream credit leaves within {BOUND} cycles"
     )];
     properties.extend(credit_properties());
-    let cuts = vec![format!("{fcu}*/w:slot_data_*")];
+    let cuts = vec![format!("{fcu}*/w:slot_data")];
     Ok(Some(h.proof(
         &name,
         "liveness",
@@ -145,7 +149,10 @@ mod tests {
         for (wire, reg) in &p.probes {
             let path = reg.trim_start_matches("dut.core.");
             if let Some(inst) = path.strip_suffix(".pop") {
-                assert!(rtl.contains(&format!(" {inst} (\n")), "{wire}");
+                assert!(
+                    inst.starts_with("fcu[") && inst.ends_with("].unit"),
+                    "{wire}"
+                );
                 let at = rtl.find(&format!("module {fcu} (")).unwrap();
                 let end = at + rtl[at..].find("endmodule").unwrap();
                 assert!(
@@ -154,20 +161,20 @@ mod tests {
                 );
                 continue;
             }
-            let found = match path.split_once('.') {
-                Some((_, r)) => register_bits(rtl, &fcu, r),
-                None => register_bits(rtl, &core, path),
-            };
-            assert!(found.is_some(), "{wire}: no register {reg}");
+            assert!(
+                crate::prove::router::tests::names_a_register(rtl, &core, path),
+                "{wire}: no register {reg}"
+            );
         }
-        assert_eq!(p.cuts, vec![format!("{fcu}*/w:slot_data_*")]);
-        let slots = (0..2)
-            .filter(|s| register_bits(rtl, &fcu, &format!("slot_data_{s}")).is_some())
-            .count();
-        assert_eq!(slots, 2, "a data register per slot of the input VC");
+        assert_eq!(p.cuts, vec![format!("{fcu}*/w:slot_data")]);
+        assert_eq!(
+            register_bits(rtl, &fcu, "slot_data"),
+            Some(2 * 16),
+            "a data register per slot of the input VC"
+        );
         let sby = p.sby();
         assert!(
-            sby.contains(&format!("proc\ncutpoint {fcu}*/w:slot_data_*\nflatten\n")),
+            sby.contains(&format!("proc\ncutpoint {fcu}*/w:slot_data\nflatten\n")),
             "{sby}"
         );
         assert!(sby.contains("prove: abc pdr"), "{sby}");

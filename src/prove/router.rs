@@ -226,14 +226,15 @@ pub(crate) fn credit_harness(spec: &RouterSpec, top: &str) -> Result<Option<Harn
     }
     let rtl = crate::router::verilog(spec)?;
     let name = spec.name();
-    let (Some(cb), Some(kb)) = (
-        register_bits(&rtl, &format!("{name}_core_flow_control_unit"), "count"),
-        register_bits(&rtl, &format!("{name}_core"), "credits_0"),
+    let ports = spec.physical_ports() as usize;
+    let v = spec.vcs as usize;
+    let core = format!("{name}_core");
+    let (Some(cb), Some((kb, _))) = (
+        register_bits(&rtl, &format!("{core}_flow_control_unit"), "count"),
+        register_element(&rtl, &core, "credits", 0, ports * v),
     ) else {
         return Ok(None);
     };
-    let ports = spec.physical_ports() as usize;
-    let v = spec.vcs as usize;
     let d = spec.buffer_depth as usize;
     let c = bits_for(d + 1) + 1;
     let mut s = harness_head(spec, top)?;
@@ -268,8 +269,13 @@ pub(crate) fn credit_harness(spec: &RouterSpec, top: &str) -> Result<Option<Harn
                 cb1 = cb - 1,
                 kb1 = kb - 1,
             );
-            probes.push((format!("occ{i}"), format!("dut.core.fcu_{i}.count")));
-            probes.push((format!("ocr{i}"), format!("dut.core.credits_{i}")));
+            let credits = register_element(&rtl, &core, "credits", i, ports * v)
+                .map_or_else(String::new, |(_, select)| select);
+            probes.push((
+                format!("occ{i}"),
+                format!("dut.core.{}.count", crate::router::buffer_instance(i)),
+            ));
+            probes.push((format!("ocr{i}"), format!("dut.core.{credits}")));
         }
         let _ = writeln!(
             s,
@@ -303,7 +309,8 @@ pub(crate) fn register_bits(rtl: &str, module: &str, reg: &str) -> Option<usize>
             return None;
         }
         let decl = body.lines().find(|l| {
-            let w: Vec<&str> = l.split_whitespace().collect();
+            let code = l.split("//").next().unwrap_or(l);
+            let w: Vec<&str> = code.split_whitespace().collect();
             w.first() == Some(&"reg") && w.last() == Some(&format!("{reg};").as_str())
         })?;
         match decl.split_once('[') {
@@ -311,6 +318,29 @@ pub(crate) fn register_bits(rtl: &str, module: &str, reg: &str) -> Option<usize>
             None => Some(1),
         }
     })
+}
+
+/// Element `i` of the register vector `reg` of `n` elements in `module`:
+/// its width and its bits (`reg[9:5]`, or `reg[3]` for one bit); `None`
+/// when the router has no such register.
+pub(crate) fn register_element(
+    rtl: &str,
+    module: &str,
+    reg: &str,
+    i: usize,
+    n: usize,
+) -> Option<(usize, String)> {
+    let total = register_bits(rtl, module, reg)?;
+    if n == 0 || total % n != 0 || i >= n {
+        return None;
+    }
+    let w = total / n;
+    let select = if w == 1 {
+        format!("{reg}[{i}]")
+    } else {
+        format!("{reg}[{}:{}]", i * w + w - 1, i * w)
+    };
+    Some((w, select))
 }
 
 /// The harness's module header (the router's ports as inputs, its
@@ -580,9 +610,42 @@ pub(crate) mod tests {
         .spec
     }
 
+    /// Whether `path` (`fcu[9].unit.count`, `credits[49:45]`, `routed[3]`)
+    /// names a register of the router `rtl` whose core is `core`: a
+    /// register of the flow-control unit inside an instance of the generate
+    /// loop over the buffers, or bits of a register vector of the core.
+    pub(crate) fn names_a_register(rtl: &str, core: &str, path: &str) -> bool {
+        if let Some((inst, reg)) = path.rsplit_once('.') {
+            let Some((label, k)) = inst
+                .strip_suffix("].unit")
+                .and_then(|i| i.split_once('['))
+                .and_then(|(l, k)| Some((l, k.parse::<usize>().ok()?)))
+            else {
+                return false;
+            };
+            let count = rtl.lines().find_map(|l| {
+                l.trim()
+                    .strip_prefix("for (g = 0; g < ")?
+                    .strip_suffix(&format!("; g = g + 1) begin : {label}"))?
+                    .parse::<usize>()
+                    .ok()
+            });
+            return count.is_some_and(|n| k < n)
+                && register_bits(rtl, &format!("{core}_flow_control_unit"), reg).is_some();
+        }
+        let Some((reg, select)) = path.strip_suffix(']').and_then(|p| p.split_once('[')) else {
+            return false;
+        };
+        let top = select
+            .split(':')
+            .next()
+            .and_then(|t| t.parse::<usize>().ok());
+        matches!((top, register_bits(rtl, core, reg)), (Some(t), Some(w)) if t < w)
+    }
+
     /// The credit proof reads registers the generated router has: each
     /// probe names a register of the RTL (`count` in the flow-control unit
-    /// `fcu_i`, `credits_j` in the core), one per input VC and one per
+    /// `fcu[i].unit`, bits of `credits` in the core), one per input VC and one per
     /// output VC, with the counters' widths; a flow-control unit without
     /// `count` leaves the router without a credit proof rather than a job
     /// that cannot run.
@@ -597,19 +660,19 @@ pub(crate) mod tests {
         assert_eq!(p.probes.len(), 2 * ports * 2);
         for (wire, reg) in &p.probes {
             let path = reg.trim_start_matches("dut.core.");
-            let found = match path.split_once('.') {
-                Some((fcu, r)) => {
-                    rtl.contains(&format!(" {fcu} (\n"))
-                        && register_bits(rtl, &format!("{core}_flow_control_unit"), r).is_some()
-                }
-                None => register_bits(rtl, &core, path).is_some(),
-            };
-            assert!(found, "{wire}: no register {reg}");
+            assert!(
+                names_a_register(rtl, &core, path),
+                "{wire}: no register {reg}"
+            );
         }
-        assert_eq!(register_bits(rtl, &core, "credits_0"), Some(5));
+        assert_eq!(register_bits(rtl, &core, "credits"), Some(5 * 2 * ports));
         let sby = p.sby();
         assert!(
-            sby.contains("connect -set occ9 \\dut.core.fcu_9.count\n"),
+            sby.contains("connect -set occ9 \\dut.core.fcu[9].unit.count\n"),
+            "{sby}"
+        );
+        assert!(
+            sby.contains("connect -set ocr9 \\dut.core.credits[49:45]\n"),
             "{sby}"
         );
         assert!(sby.contains("prove: abc pdr"), "{sby}");

@@ -480,6 +480,12 @@ const CORE_WAIVERS: &str = "\
 /* verilator lint_off UNOPTFLAT */
 ";
 
+/// The hierarchical name, inside the core, of the flow-control unit of
+/// input VC `i` (for probes into the router).
+pub fn buffer_instance(i: usize) -> String {
+    crate::hdl::instance_path("fcu", i)
+}
+
 /// Name of the rust-hdl router module inside the emitted file.
 pub fn core_name(spec: &RouterSpec) -> String {
     format!("{}_core", spec.name())

@@ -672,7 +672,10 @@ mod tests {
     fn plane_slices_verilog_matches_the_model() {
         cosimulate_with(
             &[planes(2, 4, 2)],
-            ("out_valid_3 = slices_0_out_valid_3;", "out_valid_3 = 1'b0;"),
+            (
+                "out_valid_3 = slices_0_out_valid[3];",
+                "out_valid_3 = 1'b0;",
+            ),
         );
     }
 

@@ -475,8 +475,8 @@ mod tests {
 
     /// The faulty copy of the co-simulations.
     const DROPPED_HANDOVER: (&str, &str) = (
-        "slices_1_in_valid_0 = slices_0_out_valid_0;",
-        "slices_1_in_valid_0 = 1'b0;",
+        "slices_in_valid[3] = slices_out_valid[0];",
+        "slices_in_valid[3] = 1'b0;",
     );
 
     /// More co-simulation: a 3-cube and a 3-D mesh through the clean top

@@ -408,8 +408,8 @@ mod tests {
     /// The VC controller of link 1 (+x on a mesh) never takes the flits
     /// of VC 1 (core port 3).
     const VCC_MUTANT: (&str, &str) = (
-        "vcc_1_in_valid_1 = slices_0_out_valid_3;",
-        "vcc_1_in_valid_1 = 1'b0;",
+        "vcc_in_valid[3] = slices_0_out_valid[3];",
+        "vcc_in_valid[3] = 1'b0;",
     );
 
     /// [`vc_ports_verilog_lints_and_matches_the_model`] on a Duato mesh

@@ -133,8 +133,8 @@ fn economical_table_matches_the_model() {
             economical(spec_on(Algorithm::Duato, Topology::Hypercube, 2, 2, 2)),
         ],
         (
-            "(tmask_21 & ((tclass_4 == 4'd0)))",
-            "(tmask_21 & ((tclass_4 == 4'd1)))",
+            "(tmask[21] & ((tclass[16 +: 4] == 4'd0)))",
+            "(tmask[21] & ((tclass[16 +: 4] == 4'd1)))",
         ),
     );
 }
@@ -180,7 +180,7 @@ fn lookahead_matches_the_model() {
                 16,
             ),
         ],
-        ("lamux_1_sel_3 = valloc_grant_8;", "lamux_1_sel_3 = 1'b0;"),
+        ("lamux_sel[8] = valloc_grant[8];", "lamux_sel[8] = 1'b0;"),
     );
 }
 
@@ -309,8 +309,8 @@ pub(crate) fn cosimulate_with_mutant(configs: &[RouterSpec]) {
     cosimulate_with(
         configs,
         (
-            "& xbar_out_tail_1) busy_3_d = 1'b0",
-            "& xbar_out_tail_1) busy_3_d = 1'b1",
+            "& xbar_out_tail[1]) busy_d[3] = 1'b0",
+            "& xbar_out_tail[1]) busy_d[3] = 1'b1",
         ),
     );
 }

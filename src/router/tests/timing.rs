@@ -475,7 +475,7 @@ fn vc_allocation_reads_the_decoded_route_from_flip_flops_where_it_is_decoded_ear
     let base = spec(Algorithm::DimensionOrder, 4, 2);
     let early = perm(&base);
     assert!(
-        early.contains("fcand_") && early.contains("acand_") && !early.contains("dec_"),
+        early.contains("fcand[") && early.contains("acand[") && !early.contains("dec_"),
         "{early}"
     );
     for s in [
@@ -487,7 +487,7 @@ fn vc_allocation_reads_the_decoded_route_from_flip_flops_where_it_is_decoded_ear
     ] {
         let late = perm(&s);
         assert!(
-            late.contains("dec_") && !late.contains("fcand_"),
+            late.contains("dec_") && !late.contains("fcand["),
             "pipeline {} look-ahead {}: {late}",
             s.pipeline,
             s.lookahead
