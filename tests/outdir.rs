@@ -341,7 +341,10 @@ fn mutant_copy(dir: &Path, to: &Path, from: &str, replacement: &str) {
 /// A broken copy whose buffers raise their on/off level with one free slot
 /// (the comparison with D - 1 removed): an upstream that obeys it
 /// overflows the buffer.
-const SLACK_ONE: (&str, &str) = ("if (count == full_1) begin", "if (1'b0) begin");
+const SLACK_ONE: (&str, &str) = (
+    "if (count == full[(j)*",
+    "if (j == 0 && count == full[(j)*",
+);
 
 /// The router of `args` with on/off flow control and 3-flit buffers,
 /// generated under `tmp`: both harnesses pass with the same line, which
@@ -430,8 +433,8 @@ fn generated_checks_pass_and_catch_mutants_lookahead() {
     mutant_copy(
         &dir,
         &broken,
-        "lamux_1_sel_3 = valloc_grant_8;",
-        "lamux_1_sel_3 = 1'b0;",
+        "lamux_sel[8] = valloc_grant[8];",
+        "lamux_sel[8] = 1'b0;",
     );
     for target in ["sim", "sim-verilator"] {
         let line = assert_fails(&make(&broken, &[target], &[]), target);
@@ -928,8 +931,8 @@ fn generated_checks_pass_plane_slices() {
     mutant_copy(
         &dir,
         &broken,
-        "level_0_d = credit_in_0 & ~rst;",
-        "level_0_d = 1'b1;",
+        "level_d[0] = credit_in[0] & ~rst;",
+        "level_d[0] = 1'b1;",
     );
     let line = assert_fails(&make(&broken, &["sim"], &[]), "deaf");
     assert!(line.contains("low level"), "{line}");

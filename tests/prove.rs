@@ -96,8 +96,8 @@ fn vc_controller_proved_and_mutant_caught() {
     proved_and_mutant_caught(
         BlockKind::VcController,
         params,
-        "vc_1_send_req = grant_1;",
-        "vc_1_send_req = 1'b0;",
+        "vc_send_req[v] = grant[v];",
+        "vc_send_req[v] = grant[v] & (v != 1);",
     );
 }
 
@@ -135,8 +135,8 @@ fn economical_storage_table_proved_and_mutant_caught() {
     proved_and_mutant_caught(
         BlockKind::EconomicalStorageTable,
         params,
-        "localparam init_mask_12 = 1'b1;",
-        "localparam init_mask_12 = 1'b0;",
+        "mask_d[2*5+o] = init_mask[2*5+o];",
+        "mask_d[2*5+o] = init_mask[2*5+o] & (o != 2);",
     );
 }
 
