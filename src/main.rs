@@ -20,6 +20,8 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Before any tool starts: a signal stops the tools and exits.
+    routergen::interrupt::install();
     // The matches, not just the parsed arguments: they name the subcommand
     // whose flags the error is given.
     let matches = Cli::command().get_matches();
