@@ -22,6 +22,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
         .prefix(".tmp-")
         .tempfile_in(dir)
         .map_err(fail)?;
+    let _interrupt = crate::interrupt::remove_on_interrupt(tmp.path());
     std::io::Write::write_all(&mut tmp, bytes).map_err(fail)?;
     tmp.persist(path).map_err(|e| fail(e.error))?;
     Ok(())

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 /// The tools the test suite needs, with the Debian package that provides each.
-pub const TEST_TOOLS: [(&str, &str); 7] = [
+pub const TEST_TOOLS: [(&str, &str); 10] = [
     ("verilator", "verilator"),
     ("iverilog", "iverilog"),
     ("vvp", "iverilog"),
@@ -14,6 +14,10 @@ pub const TEST_TOOLS: [(&str, &str); 7] = [
     ("icepack", "fpga-icestorm"),
     // GTKWave's FST reader, to read Verilator's waveforms back.
     ("fst2vcd", "gtkwave"),
+    // The one-node Slurm cluster of testbench/slurm.sh (tests/cluster.rs).
+    ("slurmctld", "slurmctld"),
+    ("sbatch", "slurm-client"),
+    ("munged", "munge"),
 ];
 
 /// Tools installed from PyPI into the project's virtual environment by
@@ -141,10 +145,17 @@ impl ToolError {
     }
 }
 
-/// A directory under the system temp dir, removed when dropped.
-#[derive(Debug)]
+/// A directory under the system temp dir, removed when dropped, or when
+/// the process is interrupted ([`crate::interrupt`]).
 pub struct TempDir {
     dir: tempfile::TempDir,
+    _interrupt: crate::interrupt::Guard,
+}
+
+impl std::fmt::Debug for TempDir {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TempDir").field("dir", &self.dir).finish()
+    }
 }
 
 impl TempDir {
@@ -156,7 +167,8 @@ impl TempDir {
             .map_err(|e| {
                 ToolError::new(prefix, format!("cannot create a temporary directory: {e}"))
             })?;
-        Ok(TempDir { dir })
+        let _interrupt = crate::interrupt::remove_on_interrupt(dir.path());
+        Ok(TempDir { dir, _interrupt })
     }
 
     /// Where the directory is.
