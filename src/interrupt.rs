@@ -35,6 +35,7 @@ static STATE: Mutex<State> = Mutex::new(State {
 });
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 static SIGNALS: AtomicU64 = AtomicU64::new(0);
+static TERMINATING: AtomicBool = AtomicBool::new(false);
 
 fn state() -> std::sync::MutexGuard<'static, State> {
     STATE.lock().unwrap_or_else(|e| e.into_inner())
@@ -63,8 +64,24 @@ pub fn install() {
     });
 }
 
+/// Whether the process is being stopped by a signal: the tools it killed
+/// make the command fail, and that failure is not to be reported (the
+/// binary waits for the exit instead, [`wait_if_terminating`]).
+pub fn terminating() -> bool {
+    TERMINATING.load(Ordering::SeqCst)
+}
+
+/// Blocks for ever if the process is being stopped by a signal (the
+/// handler exits it), else returns at once.
+pub fn wait_if_terminating() {
+    while terminating() {
+        std::thread::park();
+    }
+}
+
 /// Stops everything routergen started and exits ([`EXIT_STATUS`]).
 fn terminate() -> ! {
+    TERMINATING.store(true, Ordering::SeqCst);
     let (actions, paths) = {
         let mut s = state();
         (std::mem::take(&mut s.actions), std::mem::take(&mut s.paths))
