@@ -289,3 +289,45 @@ fn a_signal_mid_proof_stops_symbiyosys_and_its_solvers() {
         ],
     );
 }
+
+/// Each algorithm and load as a job on two workers: the table and CSV of
+/// the same runs in one process.
+#[test]
+fn sim_as_jobs_prints_and_writes_what_the_in_process_run_does() {
+    let work = tempfile::tempdir().unwrap();
+    let run = |csv: &str, extra: &[&str]| {
+        let o = routergen()
+            .args([
+                "sim",
+                "--radix",
+                "3",
+                "--algos",
+                "dor,duato",
+                "--load",
+                "0.1,0.4",
+                "--warmup",
+                "20",
+                "--measure",
+                "150",
+                "--engine",
+                "rust",
+                "--csv",
+            ])
+            .arg(work.path().join(csv))
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        (
+            stdout(&o),
+            std::fs::read(work.path().join(csv)).unwrap(),
+            stderr(&o),
+        )
+    };
+    let here = run("here.csv", &[]);
+    let jobs = run("jobs.csv", &["--executor", "local", "-j", "2"]);
+    assert!(jobs.2.contains("4 job(s)"), "{}", jobs.2);
+    assert_eq!(here.0, jobs.0);
+    assert_eq!(here.1, jobs.1);
+    assert_eq!(String::from_utf8_lossy(&here.1).lines().count(), 5);
+}

@@ -72,15 +72,32 @@ pub fn tool_source(tool: &str) -> String {
     format!("package {tool}")
 }
 
-/// The error for a missing `tool`: where it comes from and how to
-/// install it, and what needs it when `needed_for` says.
+/// Where [`search_tool`] looks, for messages: PATH (its directory count)
+/// and each virtual environment's `bin`, in order.
+pub fn searched_places() -> String {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let n = std::env::split_paths(&path).count();
+    let venvs: Vec<String> = venv_bin_dirs()
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect();
+    format!(
+        "looked on PATH ({n} directories), then in {} (ROUTERGEN_VENV=DIR adds DIR/bin first)",
+        venvs.join(", ")
+    )
+}
+
+/// The error for a missing `tool`: where it was looked for, where it
+/// comes from and how to install it, and what needs it when `needed_for`
+/// says.
 pub fn missing_tool(tool: &str, needed_for: Option<&str>) -> ToolError {
     let purpose = needed_for.map_or(String::new(), |w| format!("; {w} needs it"));
     ToolError::new(
         tool,
         format!(
-            "not found on PATH nor in .venv ({}){purpose}; `make tools` \
-             (testbench/install-tools.sh) installs it",
+            "not found: {} ({}){purpose}; `make tools` (testbench/install-tools.sh) \
+             installs it",
+            searched_places(),
             tool_source(tool)
         ),
     )
