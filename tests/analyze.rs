@@ -558,7 +558,7 @@ fn lapses_study_at_quick_scale_keeps_its_invariants() {
     assert!(r
         .markdown
         .contains("Regenerate: `routergen study lapses --quick"));
-    assert!(r.markdown.contains("engine rust, ran "));
+    assert!(r.markdown.contains("(engine rust)."));
     assert_eq!(
         r.figures.len(),
         3,

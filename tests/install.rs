@@ -26,7 +26,7 @@ fn says_where_it_looked(exe: &Path) {
         .unwrap();
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("yosys: not found"), "{err}");
+    assert!(err.contains("yosys: not found on PATH"), "{err}");
     assert!(err.contains("PATH (1 directories)"), "{err}");
     assert!(
         err.contains(&*venv.join("bin").to_string_lossy()),

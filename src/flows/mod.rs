@@ -82,7 +82,7 @@ pub fn searched_places() -> String {
         .map(|d| d.display().to_string())
         .collect();
     format!(
-        "looked on PATH ({n} directories), then in {} (ROUTERGEN_VENV=DIR adds DIR/bin first)",
+        "on PATH ({n} directories) nor in {} (ROUTERGEN_VENV=DIR adds DIR/bin first)",
         venvs.join(", ")
     )
 }
@@ -95,7 +95,7 @@ pub fn missing_tool(tool: &str, needed_for: Option<&str>) -> ToolError {
     ToolError::new(
         tool,
         format!(
-            "not found: {} ({}){purpose}; `make tools` (testbench/install-tools.sh) \
+            "not found {} ({}){purpose}; `make tools` (testbench/install-tools.sh) \
              installs it",
             searched_places(),
             tool_source(tool)
