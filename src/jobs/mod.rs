@@ -230,11 +230,15 @@ pub struct Job {
     pub result: PathBuf,
 }
 
-/// A job's result file.
+/// A job's result file: its task, what it computed, and how long it
+/// took (wall seconds; for planning a cluster's time, never part of the
+/// merged output).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Result_ {
     task: Task,
     output: Output,
+    #[serde(default)]
+    seconds: f64,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -389,10 +393,12 @@ pub fn run_job(file: &Path) -> Result<Job> {
             file.display()
         ))
     })?;
+    let started = std::time::Instant::now();
     let output = job.task.run()?;
     let result = Result_ {
         task: job.task.clone(),
         output,
+        seconds: started.elapsed().as_secs_f64(),
     };
     crate::atomic::write(&job.result, to_json(&result)?.as_bytes())?;
     Ok(job)
