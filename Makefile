@@ -8,7 +8,7 @@ CARGO ?= cargo
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 
 .PHONY: test tools check-style router gen-time prove matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot studies
-.PHONY: install waves-fst outdir-slow prove-all equiv
+.PHONY: install waves-fst outdir-slow prove-all equiv install-check slurm-up slurm-down
 
 test: tools check-style
 ifeq ($(NEXTEST),yes)
@@ -124,3 +124,17 @@ install: router
 # and the FST a failing make sim-verilator writes.
 waves-fst:
 	$(CARGO) test --test outdir_extras make_sim_verilator_writes_an_fst -- --ignored
+
+# The release binary installed by `cargo install --path . --root DIR`, run
+# from an unrelated directory (a release build: minutes).
+install-check:
+	$(CARGO) test --test install -- --ignored --nocapture
+
+# A one-node Slurm cluster on this machine under SLURM_DIR, to try
+# `--executor slurm` by hand (docs/cluster.md); root only.
+SLURM_DIR ?= /tmp/routergen-slurm
+slurm-up: tools
+	bash testbench/slurm.sh start $(SLURM_DIR)
+	@echo "export SLURM_CONF=$(SLURM_DIR)/slurm.conf"
+slurm-down:
+	bash testbench/slurm.sh stop $(SLURM_DIR)

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::jobs::ExecutorKind;
 use crate::sim::traffic::Injection;
 use crate::sim::EngineKind;
 use crate::spec::names::Named;
@@ -114,6 +115,11 @@ pub enum Command {
     /// parameters. Exit status: 0 when every proof passes, 1 when one fails
     /// (its counterexample trace is printed), 2 for bad arguments.
     Prove(ProveArgs),
+    /// Runs one job of a plan (`--plan DIR` of `study` and `sim`): reads
+    /// DIR/jobs/<i>.json and writes its result atomically to
+    /// DIR/results/<i>.json. The executors run it, locally or as a Slurm
+    /// array task (docs/cluster.md).
+    Job(JobArgs),
     /// Prints a shell completion script for routergen (`make install`
     /// installs those of bash, zsh and fish).
     Completions(CompletionsArgs),
@@ -309,6 +315,53 @@ pub struct SimArgs {
         default_value = "waves.vcd"
     )]
     pub waves_file: PathBuf,
+
+    /// Run each algorithm and load as its own job (--executor, --plan):
+    /// without either, every run is in this process.
+    #[command(flatten)]
+    pub exec: ExecArgs,
+}
+
+/// Where the jobs of a study or a sweep run (docs/cluster.md).
+#[derive(Debug, Clone, Args)]
+pub struct ExecArgs {
+    /// Where the jobs run: local (worker processes here) or slurm (one
+    /// Slurm job array) [default: local].
+    #[arg(long, value_parser = named::<ExecutorKind>())]
+    pub executor: Option<ExecutorKind>,
+
+    /// Jobs at once on the local executor [default: the cores here].
+    #[arg(short = 'j', long = "jobs", id = "jobs", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub jobs: Option<u32>,
+
+    /// The directory of the plan: its jobs and their results. Kept, and
+    /// a re-run skips the jobs whose results are there (resume); on a
+    /// cluster it must be on a filesystem every node sees. [default: study:
+    /// DIR/jobs, removed when the study is written; sim: a temporary one]
+    #[arg(long, value_name = "DIR")]
+    pub plan: Option<PathBuf>,
+
+    /// Arguments passed to sbatch as they are, e.g. "--partition=short
+    /// --time=30 --mem=2G".
+    #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
+    pub slurm_args: Option<String>,
+
+    /// Most Slurm array tasks running at once (`--array=...%M`).
+    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
+    pub slurm_parallel: Option<u32>,
+
+    /// Times the Slurm executor submits again the jobs left without a
+    /// result (a task failed, was cancelled or lost).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub retries: u32,
+}
+
+/// The arguments of `routergen job`.
+#[derive(Debug, Args)]
+pub struct JobArgs {
+    /// The job file (a plan's jobs/<i>.json).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
 }
 
 /// The arguments of `routergen bench`.
@@ -787,6 +840,10 @@ pub struct StudyArgs {
     /// fastest installed, as `routergen sim`].
     #[arg(long, value_parser = named::<EngineKind>())]
     pub engine: Option<EngineKind>,
+
+    /// Where the study's jobs run.
+    #[command(flatten)]
+    pub exec: ExecArgs,
 }
 
 #[cfg(test)]

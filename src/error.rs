@@ -3,7 +3,7 @@
 //! | status | meaning | kinds |
 //! |---|---|---|
 //! | 0 | success | |
-//! | 1 | a failure while doing valid work: a file that cannot be written, an external tool missing or failing, a simulation fault; also `check` when the relation is not proved and `sim` on a fault | [`Error::Output`], [`Error::Tool`], [`Error::Simulation`] |
+//! | 1 | a failure while doing valid work: a file that cannot be written, an external tool missing or failing, a simulation fault, jobs that failed; also `check` when the relation is not proved and `sim` on a fault | [`Error::Output`], [`Error::Tool`], [`Error::Simulation`], [`Error::Jobs`] |
 //! | 2 | bad input, like a usage error: a spec that does not hold together, a file that cannot be read or parsed | [`Error::InvalidSpec`], [`Error::Read`], [`Error::Toml`] |
 //! | 3 | a bug in routergen: a built-in template that does not render, an internal invariant broken; the input was accepted and the fault is not the user's | [`Error::Template`], [`Error::Internal`] |
 //! | 130 | `sim` interrupted by Ctrl-C (128 + SIGINT): the printed results are partial | |
@@ -69,6 +69,11 @@ pub enum Error {
     #[error("{0}")]
     Simulation(String),
 
+    /// Jobs of a plan ([`crate::jobs`]) failed or left no result: the
+    /// message names them and where their output is.
+    #[error("{0}")]
+    Jobs(String),
+
     /// A template built into routergen did not render: a bug, since the
     /// templates and the values they are given do not depend on what the
     /// user may write.
@@ -93,7 +98,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::InvalidSpec(_) | Error::Read { .. } | Error::Toml { .. } => 2,
-            Error::Output { .. } | Error::Tool { .. } | Error::Simulation(_) => 1,
+            Error::Output { .. } | Error::Tool { .. } | Error::Simulation(_) | Error::Jobs(_) => 1,
             Error::Template { .. } | Error::Internal(_) => 3,
         }
     }

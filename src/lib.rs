@@ -78,6 +78,7 @@
 
 pub mod algo;
 pub mod analysis;
+pub mod atomic;
 pub mod blocks;
 pub mod cli;
 pub mod commands;
@@ -87,6 +88,8 @@ pub mod flows;
 pub mod fpga;
 pub mod hdl;
 pub mod interface;
+pub mod interrupt;
+pub mod jobs;
 pub mod limits;
 pub mod model;
 pub mod output;

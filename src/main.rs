@@ -20,11 +20,17 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Before any tool starts: a signal stops the tools and exits.
+    routergen::interrupt::install();
     // The matches, not just the parsed arguments: they name the subcommand
     // whose flags the error is given.
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    match commands::run(&cli) {
+    let result = commands::run(&cli);
+    // A signal's handler is exiting the process: the failure of the tools
+    // it stopped is not the run's error.
+    routergen::interrupt::wait_if_terminating();
+    match result {
         Ok(outcome) => ExitCode::from(outcome.exit_code()),
         Err(e) => {
             let e = commands::flags::name_flags(e, matches.subcommand_name());

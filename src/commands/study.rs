@@ -1,10 +1,14 @@
 //! `routergen study`: a paper's model beside routergen's simulated routers,
-//! written into a directory.
+//! written into a directory. The study is planned as jobs (one per
+//! simulated point and per synthesis), run by the executor the flags
+//! choose, and written from their results (docs/cluster.md).
 
-use super::Outcome;
+use super::{job, Outcome};
 use crate::cli::{StudyArgs, StudyName};
-use crate::error::Result;
-use crate::study::{self, Scale};
+use crate::error::{Error, Result};
+use crate::jobs::{Book, Plan};
+use crate::sim::EngineKind;
+use crate::study::{self, chien, Report, Scale};
 
 /// Runs the study, prints its table and writes DIR.
 pub fn run(args: &StudyArgs) -> Result<Outcome> {
@@ -14,38 +18,59 @@ pub fn run(args: &StudyArgs) -> Result<Outcome> {
         Scale::Full
     };
     if args.out.exists() && !args.out.is_dir() {
-        return Err(crate::error::Error::InvalidSpec(format!(
+        return Err(Error::InvalidSpec(format!(
             "-o {} is not a directory: give a directory for README.md and the plots",
             args.out.display()
         )));
     }
-    let engine = args
-        .engine
-        .unwrap_or_else(crate::sim::EngineKind::default_installed);
+    // Bad executor flags are refused before any work.
+    job::executor(&args.exec)?;
+    let engine = args.engine.unwrap_or_else(EngineKind::default_installed);
     let started = std::time::Instant::now();
-    let progress = |msg: &str| eprintln!("[{:>6.0} s] {msg}", started.elapsed().as_secs_f64());
     eprintln!("routergen study: engine {engine} ({})", engine.describe());
     let cache = args.out.join("fmax");
-    let report = match args.study {
-        StudyName::Dally => study::dally(scale, engine, &progress)?,
-        StudyName::Quaglia => study::quaglia(scale, engine, &progress)?,
-        StudyName::Lapses => study::lapses::lapses(scale, engine, &progress)?,
-        StudyName::Chien => {
-            study::chien::check_cache(&cache)?;
-            let synth = if args.no_synth {
-                study::chien::Synth::CacheOnly
-            } else {
-                study::chien::Synth::Missing
-            };
-            study::chien::chien(scale, engine, Some((&cache, synth)), &progress)?
+    if args.study == StudyName::Chien {
+        chien::check_cache(&cache)?;
+    }
+    let synth = if args.no_synth {
+        chien::Synth::CacheOnly
+    } else {
+        chien::Synth::Missing
+    };
+    let report = |book: &Book| -> Result<Report> {
+        match args.study {
+            StudyName::Dally => study::dally(scale, engine, book),
+            StudyName::Quaglia => study::quaglia(scale, engine, book),
+            StudyName::Lapses => study::lapses::lapses(scale, engine, book),
+            StudyName::Chien => chien::chien(scale, engine, Some((&cache, synth)), book),
         }
     };
+    let planning = Book::plan();
+    report(&planning)?;
+    let plan_dir = args
+        .exec
+        .plan
+        .clone()
+        .unwrap_or_else(|| args.out.join("jobs"));
+    let title = format!(
+        "routergen study {:?} ({scale:?}, engine {engine})",
+        args.study
+    );
+    let plan = Plan::write(&plan_dir, &title, planning.tasks())?;
+    job::execute(&plan, &args.exec)?;
+    let report = report(&Book::replay(plan.outputs()?)?)?;
     study::write(&report, &args.out)?;
+    if args.exec.plan.is_none() {
+        // The default plan lives in the output directory until the study
+        // is written: an interrupted study resumes from it.
+        let _ = std::fs::remove_dir_all(&plan_dir);
+    }
     print!("{}", report.markdown);
     println!("wrote {}", args.out.join("README.md").display());
     eprintln!(
-        "routergen study: ran {:.1} s on engine {engine}",
-        started.elapsed().as_secs_f64()
+        "routergen study: ran {:.1} s on engine {engine}, {} job(s)",
+        started.elapsed().as_secs_f64(),
+        plan.jobs.len()
     );
     Ok(Outcome::Success)
 }

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 /// The tools the test suite needs, with the Debian package that provides each.
-pub const TEST_TOOLS: [(&str, &str); 7] = [
+pub const TEST_TOOLS: [(&str, &str); 10] = [
     ("verilator", "verilator"),
     ("iverilog", "iverilog"),
     ("vvp", "iverilog"),
@@ -14,6 +14,10 @@ pub const TEST_TOOLS: [(&str, &str); 7] = [
     ("icepack", "fpga-icestorm"),
     // GTKWave's FST reader, to read Verilator's waveforms back.
     ("fst2vcd", "gtkwave"),
+    // The one-node Slurm cluster of testbench/slurm.sh (tests/cluster.rs).
+    ("slurmctld", "slurmctld"),
+    ("sbatch", "slurm-client"),
+    ("munged", "munge"),
 ];
 
 /// Tools installed from PyPI into the project's virtual environment by
@@ -68,15 +72,32 @@ pub fn tool_source(tool: &str) -> String {
     format!("package {tool}")
 }
 
-/// The error for a missing `tool`: where it comes from and how to
-/// install it, and what needs it when `needed_for` says.
+/// Where [`search_tool`] looks, for messages: PATH (its directory count)
+/// and each virtual environment's `bin`, in order.
+pub fn searched_places() -> String {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let n = std::env::split_paths(&path).count();
+    let venvs: Vec<String> = venv_bin_dirs()
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect();
+    format!(
+        "on PATH ({n} directories) nor in {} (ROUTERGEN_VENV=DIR adds DIR/bin first)",
+        venvs.join(", ")
+    )
+}
+
+/// The error for a missing `tool`: where it was looked for, where it
+/// comes from and how to install it, and what needs it when `needed_for`
+/// says.
 pub fn missing_tool(tool: &str, needed_for: Option<&str>) -> ToolError {
     let purpose = needed_for.map_or(String::new(), |w| format!("; {w} needs it"));
     ToolError::new(
         tool,
         format!(
-            "not found on PATH nor in .venv ({}){purpose}; `make tools` \
-             (testbench/install-tools.sh) installs it",
+            "not found {} ({}){purpose}; `make tools` (testbench/install-tools.sh) \
+             installs it",
+            searched_places(),
             tool_source(tool)
         ),
     )
@@ -141,10 +162,17 @@ impl ToolError {
     }
 }
 
-/// A directory under the system temp dir, removed when dropped.
-#[derive(Debug)]
+/// A directory under the system temp dir, removed when dropped, or when
+/// the process is interrupted ([`crate::interrupt`]).
 pub struct TempDir {
     dir: tempfile::TempDir,
+    _interrupt: crate::interrupt::Guard,
+}
+
+impl std::fmt::Debug for TempDir {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TempDir").field("dir", &self.dir).finish()
+    }
 }
 
 impl TempDir {
@@ -156,7 +184,8 @@ impl TempDir {
             .map_err(|e| {
                 ToolError::new(prefix, format!("cannot create a temporary directory: {e}"))
             })?;
-        Ok(TempDir { dir })
+        let _interrupt = crate::interrupt::remove_on_interrupt(dir.path());
+        Ok(TempDir { dir, _interrupt })
     }
 
     /// Where the directory is.

@@ -152,7 +152,7 @@ fn discover() -> Result<Installation, ToolError> {
     }
     for bin in super::venv_bin_dirs() {
         if let Some(exe) = pypi_program(&bin) {
-            if let Ok(i) = Installation::of_program(exe, "in .venv") {
+            if let Ok(i) = Installation::of_program(exe, &format!("in {}", bin.display())) {
                 return Ok(i);
             }
         }

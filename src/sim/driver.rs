@@ -162,7 +162,8 @@ impl<'c> Driver<'c> {
                 return Ok(false);
             } else if t >= m1 + cfg.drain {
                 return Err(Error::Simulation(format!(
-                    "the drain phase did not finish in {} cycles: {} of {} packets delivered",
+                    "{} in {} cycles: {} of {} packets delivered",
+                    super::DRAIN_FAILED,
                     cfg.drain,
                     self.delivered,
                     self.packets.len()

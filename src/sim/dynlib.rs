@@ -55,6 +55,7 @@ pub fn cached(
         .prefix(&format!("{key}-build-"))
         .tempdir_in(&root)
         .map_err(|e| fail(e.to_string()))?;
+    let _interrupt = crate::interrupt::remove_on_interrupt(tmp.path());
     let built = build(tmp.path()).map_err(fail)?;
     let staged = tmp.path().join("lib");
     std::fs::create_dir_all(&staged).map_err(|e| fail(e.to_string()))?;

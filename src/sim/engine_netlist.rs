@@ -237,6 +237,7 @@ pub fn netlist_json(spec: &RouterSpec, table: &CompiledTable) -> Result<String> 
     std::fs::create_dir_all(dir).map_err(fail)?;
     // Written aside and renamed: a reader never sees half a file.
     let tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    let _interrupt = crate::interrupt::remove_on_interrupt(tmp.path());
     std::fs::write(tmp.path(), &text).map_err(fail)?;
     tmp.persist(&path).map_err(|e| fail(e.error))?;
     Ok(text)
@@ -273,6 +274,7 @@ pub fn netlist(
     // that cannot be written costs the next run time, nothing else.
     let dir = path.parent().unwrap_or(std::path::Path::new("."));
     if let Ok(tmp) = tempfile::NamedTempFile::new_in(dir) {
+        let _interrupt = crate::interrupt::remove_on_interrupt(tmp.path());
         if std::fs::write(tmp.path(), n.to_bytes()).is_ok() {
             let _ = tmp.persist(&path);
         }

@@ -449,6 +449,15 @@ fn check_lookahead(
 #[cfg(test)]
 mod tests;
 
+/// How [`run`] begins the error of a network that did not deliver every
+/// packet in the drain phase (past saturation, not a fault).
+pub const DRAIN_FAILED: &str = "the drain phase did not finish";
+
+/// Whether `e` is [`run`]'s error for a network that did not drain.
+pub fn did_not_drain(e: &Error) -> bool {
+    matches!(e, Error::Simulation(m) if m.starts_with(DRAIN_FAILED))
+}
+
 /// Whether a run at some load is past saturation: accepted throughput
 /// below 95% of offered, latency above three times `base` (the lowest
 /// load's), or the run did not finish.

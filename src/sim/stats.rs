@@ -3,8 +3,9 @@
 
 use std::fmt::Write as _;
 
-/// Results of one run at one load.
-#[derive(Debug, Clone, Default)]
+/// Results of one run at one load (serialized as a job's result,
+/// [`crate::jobs`]).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Stats {
     /// The routing algorithm's name.
     pub algorithm: String,

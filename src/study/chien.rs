@@ -16,18 +16,18 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::time::Instant;
 
-use super::{pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale};
+use super::{pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale, Sim};
 use crate::algo::Network;
 use crate::analysis::svg::{Plot, Series};
 use crate::error::{Error, Result};
+use crate::jobs::Book;
 use crate::sim::stats::Stats;
 use crate::sim::traffic::{bisection_rate, Pattern};
 use crate::sim::{EngineKind, SimConfig};
 use crate::spec::names::Named;
 use crate::spec::{Algorithm, RouterSpec, SpecInput, Topology};
-use crate::synth::{self, Target};
+use crate::synth::Target;
 
 /// The FPGAs whose Fmax the study uses.
 pub const TARGETS: [Target; 2] = [Target::Ice40Hx8k, Target::Ecp5_25k];
@@ -129,36 +129,41 @@ pub enum Synth {
 
 /// The measured Fmax of `spec` on `target`: from a `routergen synth
 /// --json` report in `cache` named for the router and target, else
-/// synthesized now (and the report stored there) unless `synth` is
-/// [`Synth::CacheOnly`].
+/// synthesized through `book` (and the report stored there, atomically:
+/// array tasks may share the cache) unless `synth` is
+/// [`Synth::CacheOnly`]. The outer error is the study's (a job without
+/// its result); the inner one is the page's "none: why".
 pub fn measured_fmax(
     spec: &RouterSpec,
     target: Target,
     cache: &Path,
     synth: Synth,
-    progress: &dyn Fn(&str),
-) -> std::result::Result<f64, String> {
+    book: &Book,
+) -> Result<std::result::Result<f64, String>> {
     let file = cache.join(format!("{}.{}.json", spec.name(), target.name()));
     let report = match std::fs::read_to_string(&file) {
         Ok(text) => text,
         Err(_) if synth == Synth::CacheOnly => {
-            return Err(format!("not measured (no {})", report_name(&file)))
+            return Ok(Err(format!("not measured (no {})", report_name(&file))))
         }
         Err(_) => {
-            progress(&format!(
-                "chien: synthesizing {} for {} (minutes)",
-                spec.name(),
-                target.name()
-            ));
-            let r = synth::run(spec, target, None, None).map_err(|e| e.to_string())?;
-            let text = r.to_json();
-            std::fs::create_dir_all(cache)
-                .and_then(|()| std::fs::write(&file, &text))
-                .map_err(|e| format!("{}: {e}", file.display()))?;
-            text
+            let what = || {
+                format!(
+                    "chien: synthesizing {} for {} (minutes)",
+                    spec.name(),
+                    target.name()
+                )
+            };
+            match book.synthesize(&what, spec, target)? {
+                Ok(text) => {
+                    crate::atomic::write(&file, text.as_bytes())?;
+                    text
+                }
+                Err(e) => return Ok(Err(e)),
+            }
         }
     };
-    fmax_of(&report, spec, target).map_err(|e| format!("{e} ({})", report_name(&file)))
+    Ok(fmax_of(&report, spec, target).map_err(|e| format!("{e} ({})", report_name(&file))))
 }
 
 /// A cached report named as the page shows it: its file name, since the
@@ -217,9 +222,9 @@ pub fn chien(
     scale: Scale,
     engine: EngineKind,
     fmax_cache: Option<(&Path, Synth)>,
-    progress: &dyn Fn(&str),
+    book: &Book,
 ) -> Result<Report> {
-    let started = Instant::now();
+    let sim = Sim { book, engine };
     let mut md = String::new();
     let mut figures = Vec::new();
     let mut points = Vec::new();
@@ -257,13 +262,15 @@ pub fn chien(
                 for t in TARGETS {
                     clocks.push(Clock::Measured(
                         t,
-                        measured_fmax(&spec, t, cache, synth, progress),
+                        measured_fmax(&spec, t, cache, synth, book)?,
                     ));
                 }
             }
             let mut sweeps = Vec::new();
             for pattern in patterns(scale) {
                 let runs = sweep(
+                    sim,
+                    &format!("chien: {title}, {algorithm}, {pattern}"),
                     &spec,
                     pattern,
                     FLITS,
@@ -272,8 +279,6 @@ pub fn chien(
                         Scale::Quick => (50, super::lapses::QUICK_MEASURE),
                         Scale::Full => super::cycles(scale),
                     },
-                    engine,
-                    &|l| progress(&format!("chien: {title}, {algorithm}, {pattern}, load {l}")),
                 )?;
                 for (load, s) in &runs {
                     points.push(Point {
@@ -304,7 +309,6 @@ pub fn chien(
             "chien",
             scale,
             engine,
-            started,
             &md,
         ),
         figures,
@@ -558,19 +562,26 @@ mod tests {
             .join(format!("{}.{}.json", spec.name(), t.name()));
         std::fs::write(&file, report(&spec.name(), "ice40-hx8k", true, 50.0)).unwrap();
         let quiet = |_: &str| {};
+        let book = Book::direct(&quiet);
         assert_eq!(
-            measured_fmax(&spec, t, dir.path(), Synth::CacheOnly, &quiet),
+            measured_fmax(&spec, t, dir.path(), Synth::CacheOnly, &book).unwrap(),
             Ok(50.0)
         );
         let c = Clock::Measured(t, Ok(50.0));
         assert_eq!(c.ns(), Some(20.0));
         // Another router's report, or one that did not fit, gives no Fmax.
         std::fs::write(&file, report("router_other", "ice40-hx8k", true, 50.0)).unwrap();
-        assert!(measured_fmax(&spec, t, dir.path(), Synth::CacheOnly, &quiet).is_err());
+        assert!(measured_fmax(&spec, t, dir.path(), Synth::CacheOnly, &book)
+            .unwrap()
+            .is_err());
         std::fs::write(&file, report(&spec.name(), "ecp5-25k", true, 50.0)).unwrap();
-        assert!(measured_fmax(&spec, t, dir.path(), Synth::CacheOnly, &quiet).is_err());
+        assert!(measured_fmax(&spec, t, dir.path(), Synth::CacheOnly, &book)
+            .unwrap()
+            .is_err());
         std::fs::write(&file, report(&spec.name(), "ice40-hx8k", false, 50.0)).unwrap();
-        let e = measured_fmax(&spec, t, dir.path(), Synth::CacheOnly, &quiet).unwrap_err();
+        let e = measured_fmax(&spec, t, dir.path(), Synth::CacheOnly, &book)
+            .unwrap()
+            .unwrap_err();
         assert!(e.contains("does not fit"), "{e}");
         // The page names the report as it sits beside it, not this machine's path.
         assert!(
@@ -579,7 +590,9 @@ mod tests {
         );
         assert!(!e.contains(&*dir.path().to_string_lossy()), "{e}");
         std::fs::remove_file(&file).unwrap();
-        let e = measured_fmax(&spec, t, dir.path(), Synth::CacheOnly, &quiet).unwrap_err();
+        let e = measured_fmax(&spec, t, dir.path(), Synth::CacheOnly, &book)
+            .unwrap()
+            .unwrap_err();
         assert!(e.contains("not measured"), "{e}");
     }
 

@@ -19,12 +19,12 @@
 //! figures, never the paper's.
 
 use std::fmt::Write as _;
-use std::time::Instant;
 
-use super::{pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale};
+use super::{pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale, Sim};
 use crate::algo::Network;
 use crate::analysis::svg::{Plot, Series};
 use crate::error::{Error, Result};
+use crate::jobs::Book;
 use crate::sim::stats::Stats;
 use crate::sim::traffic::Pattern;
 use crate::sim::EngineKind;
@@ -297,16 +297,15 @@ fn fig_name(fig: &str, pattern: Pattern) -> String {
     format!("{fig}-{pattern}.svg")
 }
 
-/// The LAPSES study at `scale` on `engine`; `progress` is told each point.
-pub fn lapses(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Result<Report> {
-    let started = Instant::now();
+/// The LAPSES study at `scale` on `engine`, simulated through `book`.
+pub fn lapses(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> {
+    let sim = Sim { book, engine };
     let set = setup(scale);
     let k = set.side;
     let net = Network::new(Topology::Mesh, 2, k)?;
     let mut md = String::new();
     let mut figures = Vec::new();
     let mut all = Vec::new();
-    let say = |what: &str, load: f64| progress(&format!("lapses: {what}, load {load}"));
 
     // Figure 5.
     let _ = writeln!(
@@ -331,13 +330,13 @@ pub fn lapses(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resu
             let psh = (algo == Algorithm::Duato).then_some(PathSelection::StaticXy);
             let spec = router(k, algo, la, psh, TableStorage::None)?;
             let runs = sweep(
+                sim,
+                &format!("lapses: figure 5, {pattern}, {label}"),
                 &spec,
                 pattern,
                 FLITS,
                 &set.loads,
                 set.cycles,
-                engine,
-                &|l| say(&format!("figure 5, {pattern}, {label}"), l),
             )?;
             all.extend(points(&net, label, pattern, FLITS, &runs));
             sweeps.push((label, runs));
@@ -423,13 +422,13 @@ pub fn lapses(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resu
                 _ => {
                     let spec = router(k, Algorithm::Duato, false, Some(h), TableStorage::None)?;
                     sweep(
+                        sim,
+                        &format!("lapses: figure 6, {pattern}, {h}"),
                         &spec,
                         pattern,
                         FLITS,
                         &set.loads,
                         set.cycles,
-                        engine,
-                        &|l| say(&format!("figure 6, {pattern}, {h}"), l),
                     )?
                 }
             };
@@ -489,18 +488,13 @@ pub fn lapses(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resu
                 )?
             };
             let runs = sweep(
+                sim,
+                &format!("lapses: table 3, {flits} flits, look-ahead {la}, pipeline {pipeline}"),
                 &spec,
                 Pattern::Uniform,
                 flits,
                 &[0.2],
                 set.cycles,
-                engine,
-                &|l| {
-                    say(
-                        &format!("table 3, {flits} flits, look-ahead {la}, pipeline {pipeline}"),
-                        l,
-                    )
-                },
             )?;
             let label = format!(
                 "table 3 {flits} flits {}",
@@ -557,7 +551,7 @@ pub fn lapses(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resu
     );
 
     // Table 4.
-    md.push_str(&table_storage(&set, engine, &say, &mut all)?);
+    md.push_str(&table_storage(&set, sim, &mut all)?);
 
     Ok(Report {
         markdown: super::page(
@@ -565,7 +559,6 @@ pub fn lapses(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resu
             "lapses",
             scale,
             engine,
-            started,
             &md,
         ),
         figures,
@@ -576,12 +569,7 @@ pub fn lapses(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resu
 /// Table 4: the table-storage schemes routergen builds, each on the
 /// largest mesh it is built for, Duato with V = 2, uniform, transpose and
 /// bit-reversal traffic.
-fn table_storage(
-    set: &Setup,
-    engine: EngineKind,
-    say: &dyn Fn(&str, f64),
-    all: &mut Vec<Point>,
-) -> Result<String> {
+fn table_storage(set: &Setup, sim: Sim, all: &mut Vec<Point>) -> Result<String> {
     let mut md = String::from(
         "## Table 4: routing-table storage\n\nDuato (max-credit path selection), \
          20 flits; cycles. routergen builds the economical table (LAPSES §5.2.1) on meshes \
@@ -641,9 +629,15 @@ fn table_storage(
         for &pattern in patterns {
             let mut sweeps = Vec::new();
             for (t, spec) in &built {
-                let runs = sweep(spec, pattern, FLITS, &set.loads, set.cycles, engine, &|l| {
-                    say(&format!("table 4, {side}x{side}, {pattern}, {t}"), l)
-                })?;
+                let runs = sweep(
+                    sim,
+                    &format!("lapses: table 4, {side}x{side}, {pattern}, {t}"),
+                    spec,
+                    pattern,
+                    FLITS,
+                    &set.loads,
+                    set.cycles,
+                )?;
                 let label = format!("{side}x{side} table {t}");
                 all.extend(points(&net, &label, pattern, FLITS, &runs));
                 sweeps.push(runs);

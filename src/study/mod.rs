@@ -15,15 +15,15 @@ pub mod chien;
 pub mod lapses;
 
 use std::fmt::Write as _;
-use std::time::Instant;
 
 use crate::algo::Network;
 use crate::analysis::svg::{Plot, Series};
 use crate::analysis::{dally as dm, quaglia as qm};
 use crate::error::{Error, Result};
+use crate::jobs::{self, Book};
 use crate::sim::stats::Stats;
 use crate::sim::traffic::{bisection_rate, Injection, Length, Pattern};
-use crate::sim::{self, Control, EngineKind, SimConfig};
+use crate::sim::{self, EngineKind, SimConfig};
 use crate::spec::{Algorithm, RouterSpec, SpecInput, Topology};
 
 /// The scale of a study.
@@ -38,7 +38,7 @@ pub enum Scale {
 /// What a study produced.
 #[derive(Debug, Clone)]
 pub struct Report {
-    /// The Markdown page (tables, the command, engine and run time).
+    /// The Markdown page (tables, the command and engine).
     pub markdown: String,
     /// SVG plots by file name.
     pub figures: Vec<(String, String)>,
@@ -129,18 +129,29 @@ fn cycles(scale: Scale) -> (u64, u64) {
     }
 }
 
+/// Where a study's simulations run: the engine, and the [`Book`] that
+/// runs, plans or answers them ([`crate::jobs`]).
+#[derive(Clone, Copy)]
+pub struct Sim<'a> {
+    /// Does, plans or answers the work.
+    pub book: &'a Book<'a>,
+    /// The simulation engine.
+    pub engine: EngineKind,
+}
+
 /// One simulation of `spec` at normalized `load` (LAPSES §2.2: a fraction
 /// of the uniform bisection rate) with `flits`-flit messages, exponential
 /// inter-arrival times; `None` when the network did not drain its backlog
 /// (past saturation). Any other fault (a deadlock, a misdelivery) is an
-/// error.
+/// error. `what` names it.
 fn run_point(
+    sim: Sim,
+    what: &dyn Fn() -> String,
     spec: &RouterSpec,
     pattern: Pattern,
     flits: u32,
     load: f64,
     (warmup, measure): (u64, u64),
-    engine: EngineKind,
 ) -> Result<Option<Stats>> {
     let cfg = SimConfig {
         pattern,
@@ -153,34 +164,34 @@ fn run_point(
         seed: 1,
         ..SimConfig::new(spec.clone())
     };
-    let mut e = sim::build_engine(&cfg, engine)?;
-    match sim::run(&cfg, e.as_mut(), &Control::default()) {
-        Ok(r) => Ok(Some(r.stats)),
-        Err(Error::Simulation(m)) if m.starts_with(DRAIN_FAILED) => Ok(None),
-        Err(e) => Err(e),
-    }
+    sim.book.simulate(what, jobs::Point::new(&cfg, sim.engine)?)
 }
-
-/// How [`sim::run`] reports a network that did not drain.
-const DRAIN_FAILED: &str = "the drain phase did not finish";
 
 /// A load sweep of one router and pattern: `loads` in order until the
 /// first saturated point ([`sim::saturated`] against the first load's
-/// latency, or no drain), which is kept. `progress` is told each point.
+/// latency, or no drain), which is kept. Every load is asked for, so
+/// that the points are independent jobs; those past the first saturated
+/// one are dropped. `label` names the sweep.
 fn sweep(
+    sim: Sim,
+    label: &str,
     spec: &RouterSpec,
     pattern: Pattern,
     flits: u32,
     loads: &[f64],
     scale_cycles: (u64, u64),
-    engine: EngineKind,
-    progress: &dyn Fn(f64),
 ) -> Result<Vec<(f64, Option<Stats>)>> {
+    let mut all = Vec::new();
+    for &load in loads {
+        let what = || format!("{label}, load {load}");
+        all.push((
+            load,
+            run_point(sim, &what, spec, pattern, flits, load, scale_cycles)?,
+        ));
+    }
     let mut out = Vec::new();
     let mut base = None;
-    for &load in loads {
-        progress(load);
-        let s = run_point(spec, pattern, flits, load, scale_cycles, engine)?;
+    for (load, s) in all {
         let sat = s.as_ref().map_or(true, |s| sim::saturated(s, base));
         base = base.or(s.as_ref().and_then(Stats::mean_latency));
         out.push((load, s));
@@ -201,15 +212,25 @@ fn saturation_load(runs: &[(f64, Option<Stats>)]) -> Option<f64> {
 
 /// One simulation of `spec` at `flit_rate` flits/node/cycle.
 fn simulate(
+    sim: Sim,
+    what: &dyn Fn() -> String,
     spec: &RouterSpec,
     flits: u32,
     flit_rate: f64,
     scale: Scale,
-    engine: EngineKind,
 ) -> Result<Stats> {
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
     let load = flit_rate / bisection_rate(&net);
-    run_point(spec, Pattern::Uniform, flits, load, cycles(scale), engine)?.ok_or_else(|| {
+    run_point(
+        sim,
+        what,
+        spec,
+        Pattern::Uniform,
+        flits,
+        load,
+        cycles(scale),
+    )?
+    .ok_or_else(|| {
         Error::Simulation(format!(
             "{}: the network did not drain at load {load:.3}",
             spec.name()
@@ -217,23 +238,16 @@ fn simulate(
     })
 }
 
-fn header(title: &str, command: &str, engine: EngineKind, started: Instant) -> String {
-    format!(
-        "# {title}\n\nRegenerate: {command} (engine {engine}, ran {:.1} s).\n\n",
-        started.elapsed().as_secs_f64()
-    )
+/// The page's title and how to regenerate it. No run time: the page is
+/// the same bytes whichever executor ran its jobs (the run time is told
+/// on standard error).
+fn header(title: &str, command: &str, engine: EngineKind) -> String {
+    format!("# {title}\n\nRegenerate: {command} (engine {engine}).\n\n")
 }
 
 /// A study's page: the [`header`] of study `name`, then `body`.
-fn page(
-    title: &str,
-    name: &str,
-    scale: Scale,
-    engine: EngineKind,
-    started: Instant,
-    body: &str,
-) -> String {
-    header(title, &command(name, scale), engine, started) + body
+fn page(title: &str, name: &str, scale: Scale, engine: EngineKind, body: &str) -> String {
+    header(title, &command(name, scale), engine) + body
 }
 
 fn fmt_opt(x: Option<f64>) -> String {
@@ -257,9 +271,9 @@ fn zero_loads(points: &mut [Point]) {
 
 /// Quaglia et al.'s Tables 1-2 beside Duato's algorithm on our tori:
 /// 12-flit messages, exponential inter-arrival, uniform destinations, at
-/// the paper's generation rates. `progress` is told each point.
-pub fn quaglia(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Result<Report> {
-    let started = Instant::now();
+/// the paper's generation rates, simulated through `book`.
+pub fn quaglia(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> {
+    let sim = Sim { book, engine };
     let (sides, rates): (Vec<u32>, Vec<f64>) = match scale {
         Scale::Quick => (vec![4], vec![0.001, 0.01]),
         Scale::Full => (vec![4, 8, 12, 16], qm::RATES.to_vec()),
@@ -280,8 +294,8 @@ pub fn quaglia(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Res
             if flit_rate > bisection_rate(&net) {
                 continue;
             }
-            progress(&format!("quaglia: {k}x{k} torus, rate {rate}"));
-            let s = simulate(&spec, flits, flit_rate, scale, engine)?;
+            let what = || format!("quaglia: {k}x{k} torus, rate {rate}");
+            let s = simulate(sim, &what, &spec, flits, flit_rate, scale)?;
             let p = Point {
                 network: format!("{k}x{k} torus"),
                 paper_load: rate,
@@ -329,7 +343,6 @@ pub fn quaglia(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Res
         "Quaglia et al. (2002) beside routergen's Duato routers",
         &command("quaglia", scale),
         engine,
-        started,
     );
     md.push_str(&table);
     md.push_str(
@@ -389,12 +402,12 @@ fn command(name: &str, scale: Scale) -> String {
     }
 }
 
-/// Dally's networks simulated with dimension-order routers: a k-ary
+/// Dally's networks simulated (through `book`) with dimension-order routers: a k-ary
 /// n-cube (a torus, or a hypercube for k = 2) with L = 200-bit messages of
 /// L/W flits (W = k/2, eq. 7), at Dally's loads in bits/cycle/node,
 /// beside eqs. (22)-(24) and Table I.
-pub fn dally(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Result<Report> {
-    let started = Instant::now();
+pub fn dally(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> {
+    let sim = Sim { book, engine };
     let (nets, loads): (Vec<(u32, u32)>, Vec<f64>) = match scale {
         Scale::Quick => (vec![(4, 2), (2, 4)], vec![0.02, 0.1]),
         Scale::Full => (
@@ -462,8 +475,8 @@ pub fn dally(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resul
             if flit_rate > bisection_rate(&net) {
                 continue;
             }
-            progress(&format!("dally: {}, lambda {lam}", cube.name()));
-            let s = simulate(&spec, flits, flit_rate, scale, engine)?;
+            let what = || format!("dally: {}, lambda {lam}", cube.name());
+            let s = simulate(sim, &what, &spec, flits, flit_rate, scale)?;
             rows.push(Point {
                 network: cube.name(),
                 paper_load: lam,
@@ -512,7 +525,6 @@ pub fn dally(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resul
         "Dally (1990) beside routergen's dimension-order routers",
         &command("dally", scale),
         engine,
-        started,
     );
     let _ = writeln!(md, "L = {length} bits.\n");
     md.push_str(&table);
@@ -532,18 +544,41 @@ pub fn dally(scale: Scale, engine: EngineKind, progress: &dyn Fn(&str)) -> Resul
     })
 }
 
-/// Writes `report` into `dir` (created if missing): README.md and the SVGs.
+/// The points of `report` as CSV, one row per simulated point in the
+/// study's order (empty cells: nothing measured, or no model).
+pub fn points_csv(report: &Report) -> String {
+    let mut csv =
+        String::from("network,paper_load,offered,accepted,latency,bound,model,sim_zero\n");
+    let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+    for p in &report.points {
+        let _ = writeln!(
+            csv,
+            "\"{}\",{},{},{},{},{},{},{}",
+            p.network.replace('"', "\"\""),
+            p.paper_load,
+            p.offered,
+            p.accepted,
+            opt(p.latency),
+            p.bound,
+            opt(p.model),
+            opt(p.sim_zero)
+        );
+    }
+    csv
+}
+
+/// Writes `report` into `dir` (created if missing): README.md, the SVGs
+/// and points.csv, each file whole or not at all.
 pub fn write(report: &Report, dir: &std::path::Path) -> Result<()> {
     let out = |e: std::io::Error, p: &std::path::Path| Error::Output {
         path: p.to_path_buf(),
         message: e.to_string(),
     };
     std::fs::create_dir_all(dir).map_err(|e| out(e, dir))?;
-    let md = dir.join("README.md");
-    std::fs::write(&md, &report.markdown).map_err(|e| out(e, &md))?;
+    crate::atomic::write(&dir.join("README.md"), report.markdown.as_bytes())?;
     for (name, svg) in &report.figures {
-        let p = dir.join(name);
-        std::fs::write(&p, svg).map_err(|e| out(e, &p))?;
+        crate::atomic::write(&dir.join(name), svg.as_bytes())?;
     }
+    crate::atomic::write(&dir.join("points.csv"), points_csv(report).as_bytes())?;
     Ok(())
 }
