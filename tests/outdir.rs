@@ -341,10 +341,7 @@ fn mutant_copy(dir: &Path, to: &Path, from: &str, replacement: &str) {
 /// A broken copy whose buffers raise their on/off level with one free slot
 /// (the comparison with D - 1 removed): an upstream that obeys it
 /// overflows the buffer.
-const SLACK_ONE: (&str, &str) = (
-    "if (count == full[(j)*",
-    "if (j == 0 && count == full[(j)*",
-);
+const SLACK_ONE: (&str, &str) = ("if (count == full[(j)*", "if (j == 0 && count == full[(j)*");
 
 /// The router of `args` with on/off flow control and 3-flit buffers,
 /// generated under `tmp`: both harnesses pass with the same line, which
