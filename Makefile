@@ -2,6 +2,11 @@
 # every check; `make router` builds the release binary; `make matrix` runs
 # every router configuration routergen supports through its own generated
 # checks (lint, Icarus testbench, Yosys), with a summary table.
+#
+# `make matrix` and `make prove-all` run their work as jobs (docs/cluster.md):
+# EXEC passes executor flags (EXEC="-j 1", EXEC="--executor slurm
+# --slurm-args '-p short'", EXEC="--plan DIR" to keep and resume the plan),
+# ONLY=name-part selects some configurations or proofs.
 
 CARGO ?= cargo
 # cargo-nextest when present (clearer report, parallel per test), else cargo test.
@@ -32,25 +37,27 @@ router:
 gen-time: router
 	bash testbench/generation-time.sh
 
-# Formal proofs of every block at its default sizes, the bounded router
-# checks, the router's credit, liveness and order proofs and the router
-# mutants they must catch (docs/prove.md; the liveness and order jobs take
-# minutes each on a shared two-core machine).
-# `make test` runs the quick ones: every block's proof and mutant at small
-# sizes and one router job in an output directory. `prove-all` is the same
-# as `prove`.
-prove: tools
-	$(CARGO) test --test prove -- --include-ignored --nocapture
+# routergen's proof suite (docs/prove.md), each proof and each mutant it must
+# fail on a job (`routergen prove --all`): every block at its default sizes
+# and some at smaller ones, the router's bounded check (dimension order and
+# Duato), its credit, liveness and order proofs, and their mutants (the
+# liveness and order jobs take minutes each on a shared two-core machine).
+# `make test` runs the quick ones. `prove` is the same as `prove-all`.
+prove-all: tools
+	$(CARGO) run --release -- prove --all $(if $(ONLY),--only "$(ONLY)") $(EXEC)
 
-prove-all: prove
+prove: prove-all
 
 # The output-directory checks too slow for the default suite (the 3-D
 # torus's plane slices through Icarus).
 outdir-slow:
-	$(CARGO) test --test outdir -- --ignored --skip matrix_lint_sim_synth --nocapture
+	$(CARGO) test --test outdir -- --ignored --nocapture
 
+# Every configuration of routergen's matrix (src/router: every algorithm on
+# every topology it routes, 129 routers) through lint, the Icarus testbench
+# and generic synthesis, each router a job; a table at the end.
 matrix:
-	MATRIX_ONLY="$(ONLY)" $(CARGO) test --test outdir matrix_lint_sim_synth -- --ignored --nocapture
+	$(CARGO) run --release -- matrix $(if $(ONLY),--only "$(ONLY)") $(EXEC)
 
 # The Verilog routergen writes (src/hdl/: one module per distinct body,
 # flip-flops inline, no `$`) proved equivalent by Yosys to rust-hdl's own

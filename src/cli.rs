@@ -115,11 +115,22 @@ pub enum Command {
     /// parameters. Exit status: 0 when every proof passes, 1 when one fails
     /// (its counterexample trace is printed), 2 for bad arguments.
     Prove(ProveArgs),
-    /// Runs one job of a plan (`--plan DIR` of `study` and `sim`): reads
-    /// DIR/jobs/<i>.json and writes its result atomically to
+    /// Every router configuration routergen builds through its output
+    /// directory's own checks, each router a job (`make matrix`): Verilator
+    /// lint, the Icarus testbench and Yosys synthesis; prints a table of
+    /// their verdicts. Exit status: 0 when every check passes, 1 when one
+    /// fails, 2 for bad arguments.
+    Matrix(MatrixArgs),
+    /// Runs one job of a plan (`--plan DIR` of study, sim, matrix and the
+    /// proof suite): reads DIR/jobs/<i>.json, runs the routergen command
+    /// line it holds and writes what that printed atomically to
     /// DIR/results/<i>.json. The executors run it, locally or as a Slurm
     /// array task (docs/cluster.md).
     Job(JobArgs),
+    /// The command line of a job: does one task (JSON) and prints its result
+    /// as JSON.
+    #[command(hide = true)]
+    Task(TaskArgs),
     /// Prints a shell completion script for routergen (`make install`
     /// installs those of bash, zsh and fish).
     Completions(CompletionsArgs),
@@ -136,9 +147,47 @@ pub struct ProveArgs {
     pub spec: SpecArgs,
 
     /// Keep the proofs (harnesses, .sby jobs, logs, traces) in DIR/prove
-    /// [default: routergen-prove in the system temp directory].
+    /// [default: routergen-prove in the system temp directory; with --all,
+    /// a scratch directory per job, removed].
     #[arg(short = 'o', long = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    /// Instead of the spec's proofs, routergen's whole proof suite (`make
+    /// prove-all`): every block at its default sizes and some at smaller
+    /// ones, the whole router's proofs, and each mutant each proof must
+    /// fail on, every proof and mutant a job; prints a line per job.
+    #[arg(long)]
+    pub all: bool,
+
+    /// With --all, only the suite's proofs whose name holds TEXT (and
+    /// their mutants).
+    #[arg(long, value_name = "TEXT", requires = "all")]
+    pub only: Option<String>,
+
+    /// Where the jobs of --all run.
+    #[command(flatten)]
+    pub exec: ExecArgs,
+}
+
+/// The arguments of `routergen matrix`.
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    /// Only the configurations whose name holds TEXT
+    /// (`router_duato_torus2d_...`).
+    #[arg(long, value_name = "TEXT")]
+    pub only: Option<String>,
+
+    /// Where the jobs run.
+    #[command(flatten)]
+    pub exec: ExecArgs,
+}
+
+/// The arguments of `routergen task`.
+#[derive(Debug, Args)]
+pub struct TaskArgs {
+    /// The task, as a job's command line spells it.
+    #[arg(value_name = "JSON")]
+    pub task: String,
 }
 
 /// The arguments of `routergen completions`.
@@ -322,7 +371,7 @@ pub struct SimArgs {
     pub exec: ExecArgs,
 }
 
-/// Where the jobs of a study or a sweep run (docs/cluster.md).
+/// Where the jobs of a plan run (docs/cluster.md).
 #[derive(Debug, Clone, Args)]
 pub struct ExecArgs {
     /// Where the jobs run: local (worker processes here) or slurm (one
@@ -337,7 +386,8 @@ pub struct ExecArgs {
     /// The directory of the plan: its jobs and their results. Kept, and
     /// a re-run skips the jobs whose results are there (resume); on a
     /// cluster it must be on a filesystem every node sees. [default: study:
-    /// DIR/jobs, removed when the study is written; sim: a temporary one]
+    /// DIR/jobs, removed when the study is written; otherwise a temporary
+    /// one]
     #[arg(long, value_name = "DIR")]
     pub plan: Option<PathBuf>,
 

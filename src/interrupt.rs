@@ -193,6 +193,33 @@ pub fn remove_on_interrupt(path: impl Into<PathBuf>) -> Guard {
     Guard(id)
 }
 
+/// A scratch directory in the system's temp directory, removed when
+/// dropped, and if the process is interrupted while it lives.
+pub struct Scratch {
+    dir: tempfile::TempDir,
+    _guard: Guard,
+}
+
+impl Scratch {
+    /// A new scratch directory whose name starts with `prefix`.
+    pub fn new(prefix: &str) -> crate::error::Result<Scratch> {
+        let dir = tempfile::Builder::new()
+            .prefix(prefix)
+            .tempdir()
+            .map_err(|e| crate::error::Error::Output {
+                path: std::env::temp_dir(),
+                message: e.to_string(),
+            })?;
+        let _guard = remove_on_interrupt(dir.path());
+        Ok(Scratch { dir, _guard })
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+}
+
 /// A flag the first interrupt sets instead of ending the process, for a
 /// command that stops early with what it has; the second ends it.
 pub fn stop_flag() -> Arc<AtomicBool> {

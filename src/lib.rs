@@ -99,5 +99,6 @@ pub mod sim;
 pub mod spec;
 pub mod study;
 pub mod synth;
+pub mod work;
 
 pub use error::{Error, Result};

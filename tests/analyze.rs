@@ -12,7 +12,7 @@ mod common;
 use common::{paper, routergen, stderr, stdout};
 use routergen::analysis::dally::{self, Cube, Queueing, WireDelay};
 use routergen::analysis::quaglia;
-use routergen::jobs::Book;
+use routergen::work::Book;
 
 const DALLY: &str = "dally-kary-ncube-performance.txt";
 const QUAGLIA: &str = "quaglia-adaptive-torus.txt";

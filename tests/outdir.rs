@@ -5,8 +5,9 @@
 //! verdicts from Icarus, Verilator and Yosys; and each testbench is shown to
 //! fail on a broken router and on a checker built from the wrong relation.
 //!
-//! The whole matrix (every algorithm, topology, n and V the router supports)
-//! is `make matrix`, an ignored test here.
+//! The whole matrix (every configuration routergen builds, through lint,
+//! the Icarus testbench and synthesis) is `routergen matrix` (`make
+//! matrix`).
 
 mod common;
 
@@ -18,8 +19,7 @@ use std::time::Instant;
 use common::{generate, stderr, stdout};
 use routergen::emit::stimulus;
 use routergen::flows::require_tool;
-use routergen::spec::names::Named;
-use routergen::spec::{Algorithm, RouterSpec, SpecInput, Topology};
+use routergen::spec::{Algorithm, RouterSpec, SpecInput};
 
 const TOOLS: [&str; 5] = ["make", "verilator", "iverilog", "vvp", "yosys"];
 
@@ -679,100 +679,6 @@ fn generated_fpga_synthesis_scripts_run() {
         .any(|p| p.ends_with("router_dor_mesh2d_k3_v1_w16_d1_ice40.json")));
     make_ok(&dir, &["clean"]);
     assert!(!dir.join("build").exists());
-}
-
-/// Configurations of the whole matrix: every algorithm, each topology it
-/// routes, n = 2, 3, 4, V = minimum and minimum + 1, 16-bit flits (32 where
-/// the head flit needs them), two-flit buffers; those `router::supported`
-/// accepts.
-fn matrix() -> Vec<RouterSpec> {
-    let mut out = Vec::new();
-    for algorithm in Algorithm::all() {
-        for topology in [Topology::Mesh, Topology::Torus, Topology::Hypercube] {
-            for dims in [2u32, 3, 4] {
-                if algorithm.supports(topology, dims).is_err() {
-                    continue;
-                }
-                let min = algorithm.min_vcs(topology, dims);
-                for vcs in [min, min + 1] {
-                    for width in [16, 32] {
-                        let input = SpecInput {
-                            algorithm: Some(algorithm),
-                            topology: Some(topology),
-                            dims: Some(dims as i64),
-                            vcs: Some(vcs as i64),
-                            flit_width: Some(width),
-                            buffer_depth: Some(2),
-                            ..SpecInput::default()
-                        };
-                        let Ok(r) = input.resolve() else { continue };
-                        if routergen::router::supported(&r.spec).is_ok() {
-                            out.push(r.spec);
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
-/// `make matrix`: every configuration of [`matrix`] generated and run
-/// through lint, the Icarus testbench and generic synthesis; a summary
-/// table at the end, and a failure if any step failed.
-#[test]
-#[ignore = "the whole matrix takes long; run it with `make matrix`"]
-fn matrix_lint_sim_synth() {
-    if !tools_present() {
-        return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let mut rows = Vec::new();
-    let mut failed = false;
-    // `make matrix ONLY=duato` runs the configurations whose name holds it.
-    let only = std::env::var("MATRIX_ONLY").unwrap_or_default();
-    for spec in matrix() {
-        let name = spec.name();
-        if !name.contains(&only) {
-            continue;
-        }
-        let dir = tmp.path().join(&name);
-        let t0 = Instant::now();
-        let toml = tmp.path().join(format!("{name}.toml"));
-        fs::write(&toml, spec.to_toml()).unwrap();
-        generate(&dir, &["--config", toml.to_str().unwrap()]);
-        let mut cells = Vec::new();
-        for target in ["lint", "sim", "synth"] {
-            let out = make(&dir, &[target], &[]);
-            let ok = out.status.success() && !text(&out).contains("FAIL");
-            if !ok {
-                failed = true;
-                eprintln!("{name}: make {target} failed:\n{}", text(&out));
-            }
-            cells.push(if ok { "ok" } else { "FAIL" });
-        }
-        rows.push(format!(
-            "{name:<44} {:<5} {:<5} {:<5} {:>6.1}",
-            cells[0],
-            cells[1],
-            cells[2],
-            t0.elapsed().as_secs_f64()
-        ));
-        eprintln!("{}", rows.last().unwrap());
-    }
-    println!(
-        "{:<44} {:<5} {:<5} {:<5} {:>6}",
-        "configuration", "lint", "sim", "synth", "s"
-    );
-    for r in &rows {
-        println!("{r}");
-    }
-    assert!(
-        !rows.is_empty(),
-        "no configuration of the matrix is supported and named with {only:?}"
-    );
-    assert!(!failed, "some configurations failed (see above)");
 }
 
 /// The output directory of `args` in `name`: `make lint` clean, `make

@@ -31,7 +31,8 @@ pub fn man(args: &ManArgs) -> Result<Outcome> {
     })?;
     let subs: Vec<clap::Command> = cmd
         .get_subcommands()
-        .filter(|s| s.get_name() != "help")
+        // `task` is a job's own command line, not one for people.
+        .filter(|s| s.get_name() != "help" && !s.is_hide_set())
         .cloned()
         .collect();
     write_page(&dir.join("routergen.1"), page(cmd)?)?;

@@ -4,17 +4,24 @@
 //! progress line on standard error.
 
 use std::io::{IsTerminal, Write as _};
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::Outcome;
 use crate::cli::{ExecArgs, JobArgs};
 use crate::error::{Error, Result};
-use crate::jobs::{self, slurm, Event, Executor, ExecutorKind, Plan};
+use crate::jobs::{self, slurm, Event, Executor, ExecutorKind, Plan, Work};
+
+/// This routergen binary, which the jobs run.
+fn program() -> Result<PathBuf> {
+    std::env::current_exe()
+        .map_err(|e| Error::Internal(format!("cannot tell where the routergen binary is: {e}")))
+}
 
 /// Runs one job and writes its result.
 pub fn run(args: &JobArgs) -> Result<Outcome> {
-    let job = jobs::run_job(&args.file)?;
+    let job = jobs::run_job(&args.file, &program()?)?;
     eprintln!("routergen job {}: {}: done", job.index, job.what);
     Ok(Outcome::Success)
 }
@@ -63,8 +70,7 @@ pub fn executor(args: &ExecArgs) -> Result<Executor> {
 /// progress line (jobs done, time left) on standard error.
 pub fn execute(plan: &Plan, args: &ExecArgs) -> Result<()> {
     let exec = executor(args)?;
-    let program = std::env::current_exe()
-        .map_err(|e| Error::Internal(format!("cannot tell where the routergen binary is: {e}")))?;
+    let program = program()?;
     let skipped = plan.jobs.len() - plan.pending().len();
     eprintln!(
         "routergen: {} job(s) in {}{}",
@@ -105,6 +111,30 @@ pub fn execute(plan: &Plan, args: &ExecArgs) -> Result<()> {
     };
     jobs::execute(plan, &exec, &program, &on_event)?;
     Ok(())
+}
+
+/// Plans `work` (titled `title`) into the flags' `--plan` directory, else
+/// `default` (left for the caller to remove), else a temporary directory
+/// removed afterwards; runs the jobs without results on the flags'
+/// executor; returns each job's output in the plan's order.
+pub fn run_plan(
+    args: &ExecArgs,
+    default: Option<&Path>,
+    title: &str,
+    work: Vec<Work>,
+) -> Result<Vec<String>> {
+    let scratch;
+    let dir = match (&args.plan, default) {
+        (Some(d), _) => d.as_path(),
+        (None, Some(d)) => d,
+        (None, None) => {
+            scratch = crate::interrupt::Scratch::new("routergen-plan-")?;
+            scratch.path()
+        }
+    };
+    let plan = Plan::write(dir, title, work)?;
+    execute(&plan, args)?;
+    plan.outputs()
 }
 
 /// `jobs 3/8 done, 1.2 s, about 2 s left`: time left at the pace so far.

@@ -18,11 +18,13 @@ pub mod flags;
 pub mod fpga;
 pub mod generate;
 pub mod job;
+pub mod matrix;
 pub mod model;
 pub mod prove;
 pub mod sim;
 pub mod study;
 pub mod synth;
+pub mod task;
 
 use std::path::Path;
 
@@ -68,7 +70,9 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Some(Command::Analyze(args)) => analyze::run(args),
         Some(Command::Study(args)) => study::run(args),
         Some(Command::Prove(args)) => prove::run(args),
+        Some(Command::Matrix(args)) => matrix::run(args),
         Some(Command::Job(args)) => job::run(args),
+        Some(Command::Task(args)) => task::run(args),
         Some(Command::Completions(args)) => completions::run(args),
         Some(Command::Man(args)) => completions::man(args),
         None => generate::run(cli),

@@ -6,10 +6,12 @@ use std::path::{Path, PathBuf};
 use super::{resolve_spec, Outcome};
 use crate::blocks::{BlockKind, BlockParams};
 use crate::cli::ProveArgs;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::prove::blocks::proof;
+use crate::prove::suite::{self, Check};
 use crate::prove::Proof;
 use crate::spec::{FlowControl, SpecInput};
+use crate::work::{self, Output, Task};
 
 /// Where proofs run without `-o`: a fixed folder in the system's temp
 /// directory, kept so that a counterexample trace outlives the command.
@@ -32,6 +34,8 @@ pub fn prove_blocks(list: &[(BlockKind, BlockParams)], out: Option<&Path>) -> Re
 /// per proof.
 fn run_proofs(proofs: &[Proof], out: Option<&Path>) -> Result<Outcome> {
     let dir = out.map_or_else(default_dir, |d| d.join("prove"));
+    // Interrupted, the command leaves no directory it made.
+    let _interrupt = (!dir.exists()).then(|| crate::interrupt::remove_on_interrupt(&dir));
     let mut failed = false;
     for p in proofs {
         let v = crate::flows::sby::prove(p, &dir)?;
@@ -63,8 +67,17 @@ fn run_proofs(proofs: &[Proof], out: Option<&Path>) -> Result<Outcome> {
 
 /// Proves the blocks of the spec `args` describes, then the router's
 /// bounded properties and its credit, liveness and order proofs
-/// ([`crate::prove::spec_proofs`]).
+/// ([`crate::prove::spec_proofs`]); with `--all`, the proof suite as jobs
+/// ([`suite`]).
 pub fn run(args: &ProveArgs) -> Result<Outcome> {
+    if args.all {
+        return run_suite(args);
+    }
+    if super::job::asked(&args.exec) || args.exec.jobs.is_some() {
+        return Err(Error::InvalidSpec(
+            "--executor, -j and --plan run the jobs of --all: give --all, or leave them out".into(),
+        ));
+    }
     let spec = resolve_spec(&args.spec, SpecInput::default())?.spec;
     if spec.flow_control != FlowControl::Credit {
         // The router proof is written for credits: say so rather than
@@ -72,4 +85,89 @@ pub fn run(args: &ProveArgs) -> Result<Outcome> {
         crate::prove::router::proof(&spec)?;
     }
     run_proofs(&crate::prove::spec_proofs(&spec)?, args.out.as_deref())
+}
+
+/// `routergen prove --all`: every check of [`crate::prove::suite`] (those
+/// whose name holds `--only`), its proof and each mutant a job on the
+/// flags' executor; a line per job, in the suite's order: `ok` when the
+/// proof holds or the mutant fails it (with its trace where it asks for
+/// one), `FAILED` otherwise.
+fn run_suite(args: &ProveArgs) -> Result<Outcome> {
+    if args.spec.config.is_some() || args.spec.to_input() != SpecInput::default() {
+        return Err(Error::InvalidSpec(
+            "--all runs routergen's own proof suite, each proof at its own sizes: give no \
+             spec options with it"
+                .into(),
+        ));
+    }
+    super::job::executor(&args.exec)?;
+    let only = args.only.as_deref().unwrap_or("");
+    let checks: Vec<Check> = suite::checks()
+        .into_iter()
+        .filter(|c| c.name.contains(only))
+        .collect();
+    if checks.is_empty() {
+        let names: Vec<&str> = suite::checks().iter().map(|c| c.name).collect();
+        return Err(Error::InvalidSpec(format!(
+            "only = {only} is in no proof's name; they are: {}",
+            names.join(", ")
+        )));
+    }
+    let mut tasks = Vec::new();
+    let mut expect = Vec::new();
+    for c in &checks {
+        let dir = |leaf: String| args.out.as_ref().map(|o| o.join("prove").join(leaf));
+        tasks.push((
+            format!("proof {}", c.name),
+            Task::Prove {
+                check: c.name.into(),
+                mutant: None,
+                dir: dir(c.name.into()),
+            },
+        ));
+        expect.push(None);
+        for (k, m) in c.mutants.iter().enumerate() {
+            tasks.push((
+                format!("{} mutant {k}: {}", c.name, m.why),
+                Task::Prove {
+                    check: c.name.into(),
+                    mutant: Some(k),
+                    dir: dir(format!("{}_mutant{k}", c.name)),
+                },
+            ));
+            expect.push(Some(m.trace));
+        }
+    }
+    let outputs = work::run_all(&tasks, |w| {
+        super::job::run_plan(&args.exec, None, "routergen prove --all", w)
+    })?;
+    let mut good = 0;
+    for (((what, _), want), out) in tasks.iter().zip(&expect).zip(&outputs) {
+        let Output::Proved { proved, trace } = out else {
+            return Err(Error::Internal(format!(
+                "a proof job's result is of another kind: {out:?}"
+            )));
+        };
+        let verdict = match (want, proved, trace) {
+            (None, true, _) => Ok("proved"),
+            (None, false, _) => Err("not proved"),
+            (Some(_), true, _) => Err("proved, yet the mutant must fail it"),
+            (Some(true), false, false) => Err("fails, but wrote no trace"),
+            (Some(true), false, true) => Ok("fails, with its trace"),
+            (Some(false), false, _) => Ok("fails"),
+        };
+        match verdict {
+            Ok(v) => {
+                good += 1;
+                println!("ok      {what}: {v}");
+            }
+            Err(v) => println!("FAILED  {what}: {v}"),
+        }
+    }
+    println!("{good} of {} as they must be", tasks.len());
+    Ok(if good == tasks.len() {
+        Outcome::Success
+    } else {
+        Outcome::Failed
+    })
 }

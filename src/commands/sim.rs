@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::{job, resolve_spec, write_file, Outcome};
 use crate::cli::SimArgs;
 use crate::error::{Error, Result};
-use crate::jobs::{Plan, Point, Task};
 use crate::sim::{stats, Control, SimConfig};
 use crate::spec::{Algorithm, SpecInput};
+use crate::work::{self, Output, Point, Task};
 
 /// What the arguments decide before anything runs.
 struct Setup {
@@ -182,30 +182,14 @@ fn run_jobs(args: &SimArgs, setup: &Setup) -> Result<Results> {
             ));
         }
     }
-    let scratch;
-    let dir = match &args.exec.plan {
-        Some(d) => d.clone(),
-        None => {
-            scratch = tempfile::Builder::new()
-                .prefix("routergen-sim-plan-")
-                .tempdir()
-                .map_err(|e| Error::Output {
-                    path: std::env::temp_dir(),
-                    message: e.to_string(),
-                })?;
-            scratch.path().to_path_buf()
-        }
-    };
-    let plan = Plan::write(&dir, "routergen sim", tasks)?;
-    job::execute(&plan, &args.exec)?;
+    let outputs = work::run_all(&tasks, |w| {
+        job::run_plan(&args.exec, None, "routergen sim", w)
+    })?;
     let mut results = Results::default();
-    for (task, out) in plan.outputs()? {
-        match out {
-            crate::jobs::Output::Simulated { stats: Some(s) } => results.rows.push(s),
-            crate::jobs::Output::Simulated { stats: None } => {
-                let Task::Simulate(p) = task else {
-                    return Err(Error::Internal("a sim plan holds another job".into()));
-                };
+    for ((_, task), out) in tasks.iter().zip(outputs) {
+        match (task, out) {
+            (_, Output::Simulated { stats: Some(s) }) => results.rows.push(s),
+            (Task::Simulate(p), Output::Simulated { stats: None }) => {
                 return Err(Error::Simulation(format!(
                     "{} at load {}: {} in {} cycles (raise --drain, or lower the load)",
                     p.spec.algorithm.map_or(String::new(), |a| a.to_string()),
@@ -214,7 +198,7 @@ fn run_jobs(args: &SimArgs, setup: &Setup) -> Result<Results> {
                     p.drain
                 )));
             }
-            other => {
+            (_, other) => {
                 return Err(Error::Internal(format!(
                     "a sim plan's result is of another kind: {other:?}"
                 )))

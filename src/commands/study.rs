@@ -6,9 +6,9 @@
 use super::{job, Outcome};
 use crate::cli::{StudyArgs, StudyName};
 use crate::error::{Error, Result};
-use crate::jobs::{Book, Plan};
 use crate::sim::EngineKind;
 use crate::study::{self, chien, Report, Scale};
+use crate::work::{self, Book};
 
 /// Runs the study, prints its table and writes DIR.
 pub fn run(args: &StudyArgs) -> Result<Outcome> {
@@ -47,18 +47,18 @@ pub fn run(args: &StudyArgs) -> Result<Outcome> {
     };
     let planning = Book::plan();
     report(&planning)?;
-    let plan_dir = args
-        .exec
-        .plan
-        .clone()
-        .unwrap_or_else(|| args.out.join("jobs"));
+    let plan_dir = args.out.join("jobs");
     let title = format!(
         "routergen study {:?} ({scale:?}, engine {engine})",
         args.study
     );
-    let plan = Plan::write(&plan_dir, &title, planning.tasks())?;
-    job::execute(&plan, &args.exec)?;
-    let report = report(&Book::replay(plan.outputs()?)?)?;
+    let tasks = planning.tasks();
+    let outputs = work::run_all(&tasks, |w| {
+        job::run_plan(&args.exec, Some(&plan_dir), &title, w)
+    })?;
+    let jobs = tasks.len();
+    let results = tasks.into_iter().map(|(_, t)| t).zip(outputs).collect();
+    let report = report(&Book::replay(results)?)?;
     study::write(&report, &args.out)?;
     if args.exec.plan.is_none() {
         // The default plan lives in the output directory until the study
@@ -70,7 +70,7 @@ pub fn run(args: &StudyArgs) -> Result<Outcome> {
     eprintln!(
         "routergen study: ran {:.1} s on engine {engine}, {} job(s)",
         started.elapsed().as_secs_f64(),
-        plan.jobs.len()
+        jobs
     );
     Ok(Outcome::Success)
 }

@@ -66,8 +66,23 @@ pub fn prove(proof: &Proof, dir: &Path) -> Result<Verdict, ToolError> {
 pub fn prove_with(proof: &Proof, dir: &Path, trace: bool) -> Result<Verdict, ToolError> {
     let paths = tools()?;
     let io = |e: std::io::Error| ToolError::new("yowasp-sby", format!("{}: {e}", dir.display()));
+    let created = !dir.exists();
     std::fs::create_dir_all(dir).map_err(io)?;
     let dir = dir.canonicalize().map_err(io)?;
+    // An interrupted job is no result: what it writes goes, and the
+    // directory too if it made it.
+    let mut written: Vec<PathBuf> = proof.sources.iter().map(|(f, _)| dir.join(f)).collect();
+    for end in [".sby", "_prove", "_cex"] {
+        written.push(dir.join(format!("{}{end}", proof.name)));
+    }
+    let _interrupt: Vec<_> = if created {
+        vec![crate::interrupt::remove_on_interrupt(&dir)]
+    } else {
+        written
+            .into_iter()
+            .map(crate::interrupt::remove_on_interrupt)
+            .collect()
+    };
     for (file, text) in &proof.sources {
         std::fs::write(dir.join(file), text).map_err(io)?;
     }

@@ -3,10 +3,10 @@
 //! same command a Slurm task runs, so both executors do the same work the
 //! same way).
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 
 use super::{Event, Plan};
 use crate::error::{Error, Result};
@@ -14,9 +14,44 @@ use crate::error::{Error, Result};
 /// The last lines of a failed job's error output shown in the error.
 const TAIL_LINES: usize = 5;
 
-/// Runs the jobs `todo` of `plan` on `workers` processes at once. Every
-/// job runs even when one fails (its results then wait for a re-run);
-/// the error names each failed job and the end of what it printed.
+/// The jobs not started yet and which shared things are being built.
+struct Queue {
+    /// Not started, in the plan's order.
+    waiting: Vec<usize>,
+    /// Shares ([`super::Job::share`]) whose first job is running.
+    building: HashSet<String>,
+    /// Shares a job has ended with (built, or tried).
+    built: HashSet<String>,
+    done: usize,
+}
+
+impl Queue {
+    /// The first waiting job that builds nothing another worker is
+    /// building, taken off the queue; `None` when every waiting job
+    /// waits for such a build.
+    fn take(&mut self, plan: &Plan) -> Option<usize> {
+        let k = self.waiting.iter().position(|&i| {
+            plan.jobs[i]
+                .share
+                .as_ref()
+                .map_or(true, |s| !self.building.contains(s))
+        })?;
+        let i = self.waiting.remove(k);
+        if let Some(s) = &plan.jobs[i].share {
+            if !self.built.contains(s) {
+                self.building.insert(s.clone());
+            }
+        }
+        Some(i)
+    }
+}
+
+/// Runs the jobs `todo` of `plan` on `workers` processes at once, in the
+/// plan's order except that a job whose share is being built by another
+/// worker's job waits for it (the workers take other jobs meanwhile).
+/// Every job runs even when one fails (its results then wait for a
+/// re-run); the error names each failed job and the end of what it
+/// printed.
 pub fn run(
     plan: &Plan,
     todo: &[usize],
@@ -29,9 +64,20 @@ pub fn run(
             "jobs = 0: give at least 1 worker".into(),
         ));
     }
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
+    // Shares with a result already are built (a resumed plan).
+    let built = (0..plan.jobs.len())
+        .filter(|i| !todo.contains(i))
+        .filter_map(|i| plan.jobs[i].share.clone())
+        .collect();
+    let queue = Mutex::new(Queue {
+        waiting: todo.to_vec(),
+        building: HashSet::new(),
+        built,
+        done: 0,
+    });
+    let changed = Condvar::new();
     let failed = Mutex::new(Vec::new());
+    let lock = || queue.lock().unwrap_or_else(|e| e.into_inner());
     on_event(Event::Progress {
         done: 0,
         total: todo.len(),
@@ -39,17 +85,35 @@ pub fn run(
     std::thread::scope(|s| {
         for _ in 0..workers.min(todo.len()) {
             s.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&i) = todo.get(k) else { break };
-                if let Err(why) = run_one(plan, i, program) {
+                let mut q = lock();
+                let i = loop {
+                    if q.waiting.is_empty() {
+                        return;
+                    }
+                    if let Some(i) = q.take(plan) {
+                        break i;
+                    }
+                    q = changed.wait(q).unwrap_or_else(|e| e.into_inner());
+                };
+                drop(q);
+                let outcome = run_one(plan, i, program);
+                let mut q = lock();
+                if let Some(s) = &plan.jobs[i].share {
+                    q.building.remove(s);
+                    q.built.insert(s.clone());
+                }
+                q.done += 1;
+                let done = q.done;
+                drop(q);
+                changed.notify_all();
+                if let Err(why) = outcome {
                     failed
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
                         .push((i, why));
                 }
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 on_event(Event::Progress {
-                    done: d,
+                    done,
                     total: todo.len(),
                 });
             });
@@ -90,4 +154,52 @@ fn run_one(plan: &Plan, i: usize, program: &Path) -> std::result::Result<(), Str
     let lines: Vec<&str> = err.lines().collect();
     let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
     Err(format!("{} ({})", tail.trim(), out.status))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobs::Work;
+
+    fn work(share: Option<&str>) -> Work {
+        Work {
+            what: "w".into(),
+            args: vec![],
+            share: share.map(String::from),
+        }
+    }
+
+    #[test]
+    fn a_job_waits_while_another_builds_its_share_and_not_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = Plan::write(
+            dir.path(),
+            "t",
+            vec![
+                work(Some("a")),
+                work(Some("a")),
+                work(Some("b")),
+                work(None),
+                work(Some("a")),
+            ],
+        )
+        .unwrap();
+        let mut q = Queue {
+            waiting: vec![0, 1, 2, 3, 4],
+            building: HashSet::new(),
+            built: HashSet::new(),
+            done: 0,
+        };
+        // Job 0 builds a: jobs 1 and 4 wait, 2 (b) and 3 (nothing) run.
+        assert_eq!(q.take(&plan), Some(0));
+        assert_eq!(q.take(&plan), Some(2));
+        assert_eq!(q.take(&plan), Some(3));
+        assert_eq!(q.take(&plan), None);
+        // Once a is built, its other jobs run side by side.
+        q.building.remove("a");
+        q.built.insert("a".into());
+        assert_eq!(q.take(&plan), Some(1));
+        assert_eq!(q.take(&plan), Some(4));
+        assert!(q.waiting.is_empty());
+    }
 }

@@ -1,41 +1,34 @@
-//! Work as independent jobs: a study or a load sweep planned as a list of
-//! self-contained jobs written to a directory, each run on its own (`routergen
-//! job FILE`, by [`local`] workers or [`slurm`] array tasks) and writing
-//! its result atomically, then merged in the plan's order. Whichever
-//! executor ran the jobs, and in whatever order they finished, the merged
-//! output is the same bytes: it is computed from the result files alone,
-//! read in the plan's order.
+//! Work as independent jobs: a list of self-contained jobs written to a
+//! directory (a plan), each run on its own (`routergen job FILE`, by
+//! [`local`] workers or [`slurm`] array tasks) and writing its result
+//! atomically, then read back in the plan's order. Whichever executor ran
+//! the jobs, and in whatever order they finished, what is read back is
+//! the same: it is the result files alone, in the plan's order.
+//!
+//! A job is a routergen command line (its arguments, without the program)
+//! whose standard output is its result. This layer runs commands and keeps
+//! their outputs; what a command computes and what its output means is the
+//! caller's ([`crate::work`]).
 //!
 //! A plan directory holds:
 //!
 //! - `manifest.json`: what the plan is for and its jobs, in order;
-//! - `jobs/<i>.json`: job i ([`Job`]): what it computes ([`Task`]) and its
-//!   result file;
-//! - `results/<i>.json`: job i's result ([`Output`], with its task, so a
-//!   result left by another plan is never taken for this one's);
+//! - `jobs/<i>.json`: job i ([`Job`]): its command line and its result file;
+//! - `results/<i>.json`: job i's result: its command line (so a result
+//!   left by another plan is never taken for this one's), its output and
+//!   its wall time;
 //! - `slurm/`: the array script and the tasks' logs ([`slurm`]).
-//!
-//! [`Book`] is how library code asks for the work: run once recording the
-//! tasks it asks for (the plan), and once more answering them from the
-//! results (the collect step).
 
-pub mod book;
 pub mod local;
 pub mod slurm;
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 use serde::{Deserialize, Serialize};
 
-pub use book::Book;
-
 use crate::error::{Error, Result};
-use crate::sim::stats::Stats;
-use crate::sim::traffic::{Injection, Length, Pattern};
-use crate::sim::{EngineKind, SimConfig};
 use crate::spec::names::named_enum;
-use crate::spec::{RouterSpec, SpecInput};
-use crate::synth::Target;
 
 /// The plan's list of jobs.
 pub const MANIFEST: &str = "manifest.json";
@@ -50,193 +43,44 @@ named_enum!(
     }
 );
 
-/// What one job computes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum Task {
-    /// One simulation run.
-    Simulate(Point),
-    /// The synthesis report of a router on an FPGA (`routergen synth --json`).
-    Synthesize {
-        /// The router, every field set.
-        spec: SpecInput,
-        /// The FPGA.
-        target: Target,
-    },
-}
-
-/// One simulation run, every parameter of [`SimConfig`] that decides its
-/// result (not the engine's thread count, which does not).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Point {
-    /// The router, every field set.
-    pub spec: SpecInput,
-    /// The engine that simulates it.
-    pub engine: EngineKind,
-    /// Where packets go.
-    #[serde(with = "as_text")]
-    pub pattern: Pattern,
-    /// Packet lengths.
-    #[serde(with = "as_text")]
-    pub length: Length,
-    /// When packets are created.
-    pub injection: Injection,
-    /// Offered load (fraction of the bisection rate).
-    pub load: f64,
-    /// Warm-up cycles.
-    pub warmup: u64,
-    /// Measured cycles.
-    pub measure: u64,
-    /// Most drain cycles.
-    pub drain: u64,
-    /// Traffic seed.
-    pub seed: u64,
-    /// Deadlock watchdog cycles.
-    pub watchdog: u64,
-    /// Cycle time in ns, if measured.
-    pub cycle_ns: Option<f64>,
-}
-
-/// A value written as its `Display` text and read back with `FromStr`.
-mod as_text {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<T: std::fmt::Display, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(v)
-    }
-
-    pub fn deserialize<'de, T, D>(d: D) -> Result<T, D::Error>
-    where
-        T: std::str::FromStr,
-        T::Err: std::fmt::Display,
-        D: Deserializer<'de>,
-    {
-        String::deserialize(d)?
-            .parse()
-            .map_err(serde::de::Error::custom)
-    }
-}
-
-/// `spec` as an input with every field set, which resolves back to it.
-pub fn spec_input(spec: &RouterSpec) -> Result<SpecInput> {
-    serde_json::to_value(spec)
-        .and_then(serde_json::from_value)
-        .map_err(|e| Error::Internal(format!("a spec does not round-trip as input: {e}")))
-}
-
-impl Point {
-    /// The job of the run `cfg` on `engine`.
-    pub fn new(cfg: &SimConfig, engine: EngineKind) -> Result<Point> {
-        Ok(Point {
-            spec: spec_input(&cfg.spec)?,
-            engine,
-            pattern: cfg.pattern,
-            length: cfg.length.clone(),
-            injection: cfg.injection,
-            load: cfg.load,
-            warmup: cfg.warmup,
-            measure: cfg.measure,
-            drain: cfg.drain,
-            seed: cfg.seed,
-            watchdog: cfg.watchdog,
-            cycle_ns: cfg.cycle_ns,
-        })
-    }
-
-    /// The run's configuration.
-    pub fn config(&self) -> Result<SimConfig> {
-        let spec = self.spec.clone().resolve()?.spec;
-        Ok(SimConfig {
-            pattern: self.pattern,
-            length: self.length.clone(),
-            injection: self.injection,
-            load: self.load,
-            warmup: self.warmup,
-            measure: self.measure,
-            drain: self.drain,
-            seed: self.seed,
-            watchdog: self.watchdog,
-            cycle_ns: self.cycle_ns,
-            ..SimConfig::new(spec)
-        })
-    }
-}
-
-/// What a job computed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum Output {
-    /// What the run measured; `None` when the network did not drain (past
-    /// saturation).
-    Simulated {
-        /// The run's results.
-        stats: Option<Stats>,
-    },
-    /// The `routergen synth --json` report, or why there is none.
-    Synthesized {
-        /// The report's JSON text, or the error.
-        report: std::result::Result<String, String>,
-    },
-}
-
-impl Task {
-    /// Does the work. A simulation fault or a missing tool is an error
-    /// (the job fails); a network that does not drain and a synthesis
-    /// that fails are results.
-    pub fn run(&self) -> Result<Output> {
-        match self {
-            Task::Simulate(p) => {
-                let cfg = p.config()?;
-                crate::router::supported(&cfg.spec)?;
-                let mut e = crate::sim::build_engine(&cfg, p.engine)?;
-                match crate::sim::run(&cfg, e.as_mut(), &crate::sim::Control::default()) {
-                    Ok(r) => Ok(Output::Simulated {
-                        stats: Some(r.stats),
-                    }),
-                    Err(e) if crate::sim::did_not_drain(&e) => {
-                        Ok(Output::Simulated { stats: None })
-                    }
-                    Err(e) => Err(e),
-                }
-            }
-            Task::Synthesize { spec, target } => {
-                let spec = spec.clone().resolve()?.spec;
-                let report = crate::synth::run(&spec, *target, None, None)
-                    .map(|r| r.to_json())
-                    .map_err(|e| e.to_string());
-                Ok(Output::Synthesized { report })
-            }
-        }
-    }
-
-    /// The task as the plan and the results spell it (the key results are
-    /// matched by).
-    pub fn key(&self) -> Result<String> {
-        serde_json::to_string(self)
-            .map_err(|e| Error::Internal(format!("a job does not serialize: {e}")))
-    }
+/// A job before it has a place in a plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Work {
+    /// What it is, for people: `lapses: figure 5, uniform, LA DET, load 0.2`.
+    pub what: String,
+    /// The routergen command line that does it (without the program); its
+    /// standard output is the result.
+    pub args: Vec<String>,
+    /// Jobs with the same value use something the first of them to run
+    /// builds (a model in a cache): the local executor runs one such job
+    /// before the others of its value, so that two workers never build the
+    /// same thing at once.
+    pub share: Option<String>,
 }
 
 /// One job of a plan, as its file holds it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Job {
     /// Its place in the plan, from 0.
     pub index: usize,
-    /// What it is, for people: `lapses: figure 5, uniform, LA DET, load 0.2`.
+    /// What it is, for people.
     pub what: String,
-    /// What it computes.
-    pub task: Task,
+    /// The routergen command line that does it ([`Work::args`]).
+    pub args: Vec<String>,
+    /// [`Work::share`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share: Option<String>,
     /// The file its result goes to.
     pub result: PathBuf,
 }
 
-/// A job's result file: its task, what it computed, and how long it
-/// took (wall seconds; for planning a cluster's time, never part of the
-/// merged output).
+/// A job's result file: its command line, what it printed, and how long
+/// it took (wall seconds; for planning a cluster's time, never part of
+/// what is read back).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Result_ {
-    task: Task,
-    output: Output,
+    args: Vec<String>,
+    output: String,
     #[serde(default)]
     seconds: f64,
 }
@@ -272,11 +116,11 @@ fn to_json<T: Serialize>(v: &T) -> Result<String> {
 }
 
 impl Plan {
-    /// Writes the plan of `tasks` (what each is, and the task) into `dir`,
-    /// created if missing. Results already there are kept: a result whose
-    /// task is the job's counts as done ([`Plan::done`]), so a plan written
-    /// again over an interrupted one resumes it.
-    pub fn write(dir: &Path, title: &str, tasks: Vec<(String, Task)>) -> Result<Plan> {
+    /// Writes the plan of `work` into `dir`, created if missing. Results
+    /// already there are kept: a result whose command line is the job's
+    /// counts as done ([`Plan::done`]), so a plan written again over an
+    /// interrupted one resumes it.
+    pub fn write(dir: &Path, title: &str, work: Vec<Work>) -> Result<Plan> {
         if dir.exists() && !dir.is_dir() {
             return Err(Error::InvalidSpec(format!(
                 "plan = {} is not a directory: give a directory for the jobs and their results",
@@ -294,13 +138,14 @@ impl Plan {
             let p = entry.map_err(|e| output_error(&old, e))?.path();
             std::fs::remove_file(&p).map_err(|e| output_error(&p, e))?;
         }
-        let jobs: Vec<Job> = tasks
+        let jobs: Vec<Job> = work
             .into_iter()
             .enumerate()
-            .map(|(index, (what, task))| Job {
+            .map(|(index, w)| Job {
                 index,
-                what,
-                task,
+                what: w.what,
+                args: w.args,
+                share: w.share,
                 result: dir.join("results").join(format!("{index}.json")),
             })
             .collect();
@@ -342,12 +187,13 @@ impl Plan {
         self.dir.join("jobs").join(format!("{i}.json"))
     }
 
-    /// Job `i`'s output, if its result file holds the result of its task.
-    pub fn output(&self, i: usize) -> Option<Output> {
+    /// Job `i`'s output, if its result file holds the result of its
+    /// command line.
+    pub fn output(&self, i: usize) -> Option<String> {
         let job = self.jobs.get(i)?;
         let text = std::fs::read_to_string(&job.result).ok()?;
         let r: Result_ = serde_json::from_str(&text).ok()?;
-        (r.task == job.task).then_some(r.output)
+        (r.args == job.args).then_some(r.output)
     }
 
     /// Whether job `i` has its result.
@@ -360,29 +206,31 @@ impl Plan {
         (0..self.jobs.len()).filter(|&i| !self.done(i)).collect()
     }
 
-    /// Every job's task and output, in the plan's order; a job without
-    /// its result is an error naming it.
-    pub fn outputs(&self) -> Result<Vec<(Task, Output)>> {
+    /// Every job's output, in the plan's order; a job without its result
+    /// is an error naming it.
+    pub fn outputs(&self) -> Result<Vec<String>> {
         self.jobs
             .iter()
             .map(|j| {
-                let out = self.output(j.index).ok_or_else(|| {
+                self.output(j.index).ok_or_else(|| {
                     Error::Jobs(format!(
                         "job {} ({}) has no result in {}",
                         j.index,
                         j.what,
                         j.result.display()
                     ))
-                })?;
-                Ok((j.task.clone(), out))
+                })
             })
             .collect()
     }
 }
 
-/// Runs the job in `file` and writes its result atomically (a temporary
-/// file renamed over the result: a reader never sees half of one).
-pub fn run_job(file: &Path) -> Result<Job> {
+/// Runs the job in `file`, its command line given to `program` (routergen
+/// itself), and writes what the command printed as the job's result,
+/// atomically (a temporary file renamed over the result: a reader never
+/// sees half of one). The command's error output passes through; a
+/// command that fails leaves no result.
+pub fn run_job(file: &Path, program: &Path) -> Result<Job> {
     let text = std::fs::read_to_string(file).map_err(|source| Error::Read {
         path: file.to_path_buf(),
         source,
@@ -393,10 +241,29 @@ pub fn run_job(file: &Path) -> Result<Job> {
             file.display()
         ))
     })?;
+    let command = format!("routergen {}", job.args.first().map_or("", String::as_str));
     let started = std::time::Instant::now();
-    let output = job.task.run()?;
+    let out = Command::new(program)
+        .args(&job.args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| Error::Jobs(format!("cannot run {}: {e}", program.display())))?;
+    if !out.status.success() {
+        return Err(Error::Jobs(format!(
+            "job {} ({}): {command} failed ({})",
+            job.index, job.what, out.status
+        )));
+    }
+    let output = String::from_utf8(out.stdout).map_err(|e| {
+        Error::Jobs(format!(
+            "job {} ({}): {command} printed what is not UTF-8: {e}",
+            job.index, job.what
+        ))
+    })?;
     let result = Result_ {
-        task: job.task.clone(),
+        args: job.args.clone(),
         output,
         seconds: started.elapsed().as_secs_f64(),
     };
@@ -454,64 +321,41 @@ pub fn execute(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{Algorithm, Topology};
 
-    fn point(load: f64) -> Task {
-        let spec = SpecInput {
-            topology: Some(Topology::Mesh),
-            dims: Some(2),
-            radix: Some(2),
-            algorithm: Some(Algorithm::DimensionOrder),
-            flit_width: Some(32),
-            ..SpecInput::default()
+    /// A job whose command is `sh -c SCRIPT` (the tests run `/bin/sh` as
+    /// the program, its arguments `-c SCRIPT`).
+    fn shell(what: &str, script: &str) -> Work {
+        Work {
+            what: what.into(),
+            args: vec!["-c".into(), script.into()],
+            share: None,
         }
-        .resolve()
-        .unwrap()
-        .spec;
-        let cfg = SimConfig {
-            load,
-            warmup: 10,
-            measure: 50,
-            pattern: "transpose".parse().unwrap(),
-            length: "2..5".parse().unwrap(),
-            ..SimConfig::new(spec)
-        };
-        Task::Simulate(Point::new(&cfg, EngineKind::Rust).unwrap())
     }
 
     #[test]
-    fn a_point_round_trips_through_its_file_form() {
-        let t = point(0.3);
-        let back: Task = serde_json::from_str(&t.key().unwrap()).unwrap();
-        assert_eq!(back, t);
-        let Task::Simulate(p) = &back else { panic!() };
-        let cfg = p.config().unwrap();
-        assert_eq!(cfg.length.to_string(), "2..5");
-        assert_eq!(cfg.pattern.to_string(), "transpose");
-    }
-
-    #[test]
-    fn a_result_counts_only_for_its_own_task() {
+    fn a_result_counts_only_for_its_own_command_line() {
         let dir = tempfile::tempdir().unwrap();
+        let sh = Path::new("/bin/sh");
         let plan = Plan::write(
             dir.path(),
             "t",
-            vec![("a".into(), point(0.1)), ("b".into(), point(0.2))],
+            vec![shell("a", "echo one"), shell("b", "printf 'two\\n2'")],
         )
         .unwrap();
         assert_eq!(plan.pending(), [0, 1]);
-        let job = run_job(&plan.job_file(1)).unwrap();
+        let job = run_job(&plan.job_file(1), sh).unwrap();
         assert_eq!(job.index, 1);
         assert_eq!(plan.pending(), [0]);
+        assert_eq!(plan.output(1).as_deref(), Some("two\n2"));
         assert!(plan
             .outputs()
             .unwrap_err()
             .to_string()
             .contains("job 0 (a)"));
-        // The same directory planned with other tasks: the old result of
-        // index 1 is not taken for the new job 1, and the file list is
+        // The same directory planned with other commands: the old result
+        // of index 1 is not taken for the new job 1, and the file list is
         // rewritten (no job 2 left behind).
-        let again = Plan::write(dir.path(), "t", vec![("c".into(), point(0.4))]).unwrap();
+        let again = Plan::write(dir.path(), "t", vec![shell("c", "echo three")]).unwrap();
         assert_eq!(again.pending(), [0]);
         assert!(!again.job_file(1).exists());
         let read = Plan::read(dir.path()).unwrap();
@@ -519,11 +363,25 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_command_leaves_no_result_and_names_its_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = Plan::write(dir.path(), "t", vec![shell("bad", "echo half; exit 3")]).unwrap();
+        let e = run_job(&plan.job_file(0), Path::new("/bin/sh")).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("job 0 (bad)") && msg.contains("exit status: 3"),
+            "{msg}"
+        );
+        assert!(!plan.jobs[0].result.exists());
+        assert_eq!(plan.pending(), [0]);
+    }
+
+    #[test]
     fn a_bad_job_file_is_refused_by_name() {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("x.json");
         std::fs::write(&f, "{\"nope\": 1}").unwrap();
-        let e = run_job(&f).unwrap_err();
+        let e = run_job(&f, Path::new("/bin/sh")).unwrap_err();
         assert_eq!(e.exit_code(), 2);
         assert!(e.to_string().contains("x.json is not a job file"), "{e}");
     }

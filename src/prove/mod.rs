@@ -16,6 +16,7 @@ pub mod blocks;
 pub mod liveness;
 pub mod order;
 pub mod router;
+pub mod suite;
 
 /// One proof: the Verilog sources (RTL and harness) and the harness's top
 /// module.

@@ -21,13 +21,13 @@ use super::{pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale,
 use crate::algo::Network;
 use crate::analysis::svg::{Plot, Series};
 use crate::error::{Error, Result};
-use crate::jobs::Book;
 use crate::sim::stats::Stats;
 use crate::sim::traffic::{bisection_rate, Pattern};
 use crate::sim::{EngineKind, SimConfig};
 use crate::spec::names::Named;
 use crate::spec::{Algorithm, RouterSpec, SpecInput, Topology};
 use crate::synth::Target;
+use crate::work::Book;
 
 /// The FPGAs whose Fmax the study uses.
 pub const TARGETS: [Target; 2] = [Target::Ice40Hx8k, Target::Ecp5_25k];

@@ -24,11 +24,11 @@ use super::{pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale,
 use crate::algo::Network;
 use crate::analysis::svg::{Plot, Series};
 use crate::error::{Error, Result};
-use crate::jobs::Book;
 use crate::sim::stats::Stats;
 use crate::sim::traffic::Pattern;
 use crate::sim::EngineKind;
 use crate::spec::{Algorithm, PathSelection, RouterSpec, SpecInput, TableStorage, Topology};
+use crate::work::Book;
 
 /// Normalized loads of Figures 5 and 6 and Table 4.
 pub const LOADS: [f64; 9] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];

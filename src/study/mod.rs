@@ -20,11 +20,11 @@ use crate::algo::Network;
 use crate::analysis::svg::{Plot, Series};
 use crate::analysis::{dally as dm, quaglia as qm};
 use crate::error::{Error, Result};
-use crate::jobs::{self, Book};
 use crate::sim::stats::Stats;
 use crate::sim::traffic::{bisection_rate, Injection, Length, Pattern};
 use crate::sim::{self, EngineKind, SimConfig};
 use crate::spec::{Algorithm, RouterSpec, SpecInput, Topology};
+use crate::work::{self, Book};
 
 /// The scale of a study.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,7 +164,7 @@ fn run_point(
         seed: 1,
         ..SimConfig::new(spec.clone())
     };
-    sim.book.simulate(what, jobs::Point::new(&cfg, sim.engine)?)
+    sim.book.simulate(what, work::Point::new(&cfg, sim.engine)?)
 }
 
 /// A load sweep of one router and pattern: `loads` in order until the

@@ -44,8 +44,8 @@ impl<'a> Book<'a> {
         }
     }
 
-    /// Work answered from `results` (the plan's outputs); a task without
-    /// one is an error.
+    /// Work answered from `results` (each task and its output); a task
+    /// without one is an error.
     pub fn replay(results: Vec<(Task, Output)>) -> Result<Book<'static>> {
         let mut map = HashMap::new();
         for (t, o) in results {
