@@ -62,11 +62,30 @@ fn cargo_install_gives_a_binary_that_finds_its_tools() {
     assert!(s.success());
     let exe = root.path().join("bin/routergen");
     says_where_it_looked(&exe);
-    // With the tools on PATH it runs from anywhere.
-    let out = Command::new(&exe)
-        .args(["check", "--radix", "4"])
-        .current_dir(root.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    // From an unrelated directory, with the tools on PATH and the virtual
+    // environment named by ROUTERGEN_VENV, it runs and finds them: Yosys
+    // on PATH (a block's gate count), SymbiYosys in the environment (a
+    // block's proof).
+    let run = |args: &[&str]| {
+        let out = Command::new(&exe)
+            .args(args)
+            .current_dir(root.path())
+            .env(
+                "ROUTERGEN_VENV",
+                Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv"),
+            )
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    run(&["check", "--algo", "dor", "--radix", "4"]);
+    if routergen::flows::require_tool("yosys") {
+        let gates = run(&["block", "crossbar", "--measure", "-o", "crossbar"]);
+        assert!(gates.contains("| crossbar_p5_w16 | 5 |"), "{gates}");
+    }
+    if routergen::flows::require_tool("yowasp-sby") {
+        let proof = run(&["block", "header-selector", "--prove", "-o", "hs"]);
+        assert!(proof.contains("proved  header_selector_f2_w16"), "{proof}");
+    }
 }

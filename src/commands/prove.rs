@@ -113,10 +113,18 @@ fn run_suite(args: &ProveArgs) -> Result<Outcome> {
             names.join(", ")
         )));
     }
+    // Absolute: a job may run in another directory (a Slurm task).
+    let out = match &args.out {
+        Some(o) => Some(std::path::absolute(o).map_err(|e| Error::Output {
+            path: o.clone(),
+            message: e.to_string(),
+        })?),
+        None => None,
+    };
     let mut tasks = Vec::new();
     let mut expect = Vec::new();
     for c in &checks {
-        let dir = |leaf: String| args.out.as_ref().map(|o| o.join("prove").join(leaf));
+        let dir = |leaf: String| out.as_ref().map(|o| o.join("prove").join(leaf));
         tasks.push((
             format!("proof {}", c.name),
             Task::Prove {
