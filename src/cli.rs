@@ -9,9 +9,10 @@ use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::jobs::ExecutorKind;
+use crate::limits::{BLOCK_FLIT_WIDTHS, MAX_BUFFER_DEPTH, MAX_COST_MODEL_DIMS, ROUTER_FLIT_WIDTHS};
 use crate::sim::traffic::Injection;
 use crate::sim::EngineKind;
-use crate::spec::names::Named;
+use crate::spec::names::{one_of, Named};
 use crate::spec::{
     Addressing, Algorithm, BufferStorage, FlowControl, MetaClusters, PathSelection, RouterDatapath,
     SpecInput, TableStorage, Topology,
@@ -437,8 +438,14 @@ pub struct BlockArgs {
     #[arg(long, value_name = "F", allow_negative_numbers = true)]
     pub freedom: Option<i64>,
 
-    /// Flit width W in bits: 8, 16, 32 or 64 [default: 16].
-    #[arg(long, value_name = "W", allow_negative_numbers = true)]
+    /// Flit width W in bits (the widths from
+    /// [`crate::limits::BLOCK_FLIT_WIDTHS`]).
+    #[arg(
+        help = format!("Flit width W in bits: {} [default: 16]", one_of(&BLOCK_FLIT_WIDTHS)),
+        long,
+        value_name = "W",
+        allow_negative_numbers = true
+    )]
     pub flit_width: Option<i64>,
 
     /// Dimensions n [default: 2].
@@ -525,12 +532,20 @@ pub struct SpecArgs {
     #[arg(long, value_name = "V", allow_negative_numbers = true)]
     pub vcs: Option<i64>,
 
-    /// Flit width W in bits: 8, 16, 32 or 64 [default: 16].
-    #[arg(long, value_name = "W", allow_negative_numbers = true)]
+    /// Flit width W in bits (the widths from
+    /// [`crate::limits::ROUTER_FLIT_WIDTHS`]).
+    #[arg(
+        help = format!("Flit width W in bits: {} [default: 16]", one_of(&ROUTER_FLIT_WIDTHS)),
+        long,
+        value_name = "W",
+        allow_negative_numbers = true
+    )]
     pub flit_width: Option<i64>,
 
-    /// Flit buffers per virtual channel, 1 to 16 [default: 4].
+    /// Flit buffers per virtual channel (the range from
+    /// [`crate::limits::MAX_BUFFER_DEPTH`]).
     #[arg(
+        help = format!("Flit buffers per virtual channel, 1 to {MAX_BUFFER_DEPTH} [default: 4]"),
         long = "depth",
         visible_alias = "buffer-depth",
         value_name = "D",
@@ -645,8 +660,10 @@ pub struct ModelArgs {
     )]
     pub algorithm: Option<Algorithm>,
 
-    /// Dimensions n, 1 to 32.
+    /// Dimensions n (the range from
+    /// [`crate::limits::MAX_COST_MODEL_DIMS`]).
     #[arg(
+        help = format!("Dimensions n, 1 to {MAX_COST_MODEL_DIMS}."),
         long,
         value_name = "N",
         allow_negative_numbers = true,
@@ -890,5 +907,48 @@ mod tests {
             .to_string();
         assert!(e.contains("--engine") && e.contains("'spice'"), "{e}");
         assert!(e.contains(&EngineKind::allowed()), "{e}");
+    }
+
+    /// The first `LO to HI` that `text` states, as numbers.
+    fn stated_range(text: &str) -> Option<(i64, i64)> {
+        let words: Vec<&str> = text
+            .split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '(')
+            .collect();
+        words.windows(3).find_map(|w| match w {
+            [lo, "to", hi] => Some((lo.parse().ok()?, hi.parse().ok()?)),
+            _ => None,
+        })
+    }
+
+    /// Every specification flag whose help states a range states the one
+    /// validation enforces: both ends accepted, one beyond either refused.
+    #[test]
+    fn the_ranges_in_the_help_are_the_ones_validation_enforces() {
+        let cli = Cli::command();
+        let mut checked = Vec::new();
+        for arg in cli.get_arguments() {
+            let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            let Some((lo, hi)) = stated_range(&help) else {
+                continue;
+            };
+            let key = arg.get_id().as_str();
+            let resolve = |v: i64| {
+                crate::spec::SpecInput::from_toml(&format!("{key} = {v}"), "help.toml".as_ref())
+                    .and_then(|i| i.resolve())
+            };
+            for v in [lo, hi] {
+                if let Err(e) = resolve(v) {
+                    panic!("--{key}: help says {lo} to {hi}, {v} is refused: {e}");
+                }
+            }
+            for v in [lo - 1, hi + 1] {
+                assert!(
+                    resolve(v).is_err(),
+                    "--{key}: help says {lo} to {hi}, {v} is accepted"
+                );
+            }
+            checked.push(key.to_string());
+        }
+        assert!(checked.contains(&"buffer_depth".to_string()), "{checked:?}");
     }
 }

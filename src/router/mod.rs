@@ -167,11 +167,12 @@
 //! address fields of `RouterSpec::address_field_bits` must fit the flit),
 //! credit or on/off flow control (D >= 2), look-ahead (on tori up to 8
 //! ports), no routing table, the economical-storage table (meshes and
-//! hypercubes), the full table (at most [`tables::MAX_FULL_ENTRIES`]
-//! nodes) or the meta table (at most [`tables::MAX_META_NODES`] nodes,
-//! where the deadlock checker proves the relation it restricts), W = 16,
-//! 32 or 64,
-//! P <= 16, V <= 16, D <= 16. [`matrix`] lists the configurations the
+//! hypercubes), the full table (at most [`MAX_FULL_TABLE_NODES`]
+//! nodes) or the meta table (at most
+//! [`MAX_META_TABLE_NODES`](crate::limits::MAX_META_TABLE_NODES) nodes,
+//! where the deadlock checker proves the relation it restricts), W in
+//! [`ROUTER_FLIT_WIDTHS`], P <= [`MAX_PORTS`], V <= [`MAX_VCS`], D <=
+//! [`MAX_BUFFER_DEPTH`] (every limit in one table: [`crate::limits`]). [`matrix`] lists the configurations the
 //! tests build. Everything else returns `Error::InvalidSpec` naming what
 //! is not supported yet.
 //!
@@ -216,11 +217,14 @@ pub mod tables;
 pub mod unified;
 pub mod vcports;
 
-use crate::limits::{MAX_NODES, ROUTER_FLIT_WIDTHS};
+use crate::limits::{
+    MAX_BUFFER_DEPTH, MAX_FULL_TABLE_NODES, MAX_NODES, MAX_PORTS, MAX_TABLE_VC_CLASSES, MAX_VCS,
+    ROUTER_FLIT_WIDTHS,
+};
 use rust_hdl::prelude::*;
 
 use crate::algo::{Knobs, Network, Relation};
-use crate::blocks::flow_control::{COUNT_BITS, MAX_DEPTH};
+use crate::blocks::flow_control::COUNT_BITS;
 use crate::blocks::rename_top;
 use crate::error::{Error, Result};
 use crate::spec::{FlowControl, RouterDatapath, RouterSpec, TableStorage, Topology};
@@ -229,19 +233,22 @@ pub use organization::Organization;
 use std::cell::RefCell;
 use tables::CompiledTable;
 
-/// Bits of a VC number inside the router (V up to 16).
+/// Bits of a VC number inside the router (V up to [`MAX_VCS`]).
 pub const VC_BITS: usize = 4;
+const _: () = assert!(1 << VC_BITS == MAX_VCS as usize);
 // The VC controllers put their VC numbers on the router's output ports as
 // they are.
 const _: () = assert!(VC_BITS == crate::blocks::vc_controller::VC_BITS);
-/// Bits of a port number inside the router (P up to 16).
+/// Bits of a port number inside the router (P up to [`MAX_PORTS`]).
 pub const PORT_BITS: usize = crate::blocks::arbiter::PORT_BITS;
+const _: () = assert!(1 << PORT_BITS == MAX_PORTS as usize);
 
 type Count = Bits<COUNT_BITS>;
 type VcId = Bits<VC_BITS>;
 type PortId = Bits<PORT_BITS>;
 /// Bits of a VC class register of the economical-storage table.
 pub const CLASS_BITS: usize = 4;
+const _: () = assert!(1 << CLASS_BITS == MAX_TABLE_VC_CLASSES);
 type ClassId = Bits<CLASS_BITS>;
 type EsAddr = Bits<{ crate::blocks::es_table::ADDR_BITS }>;
 /// Bits of a look-ahead field register: P bits, 2P on a torus, whose
@@ -265,10 +272,10 @@ fn unsupported(what: String) -> Error {
          hypercubes of at most {MAX_NODES} nodes with every algorithm, relative or \
          absolute addressing, credit or on/off flow control, look-ahead (on tori up to 8 \
          ports), no routing table, an economical-storage one, a full one of at most \
-         {} entries or a meta one, flit \
-         widths 16, 32 and 64, at most 16 ports, 16 virtual channels and {MAX_DEPTH}-flit \
+         {MAX_FULL_TABLE_NODES} entries or a meta one, flit widths {}, at most \
+         {MAX_PORTS} ports, {MAX_VCS} virtual channels and {MAX_BUFFER_DEPTH}-flit \
          buffers)",
-        tables::MAX_FULL_ENTRIES
+        crate::spec::names::one_of(&ROUTER_FLIT_WIDTHS)
     ))
 }
 
@@ -334,7 +341,7 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
     if !ROUTER_FLIT_WIDTHS.contains(&spec.flit_width) {
         return Err(unsupported(format!("flit width {}", spec.flit_width)));
     }
-    if !(1..=MAX_DEPTH as u32).contains(&spec.buffer_depth) {
+    if !(1..=MAX_BUFFER_DEPTH).contains(&spec.buffer_depth) {
         return Err(unsupported(format!("buffer depth {}", spec.buffer_depth)));
     }
     if spec.vcs as usize > 1 << VC_BITS {

@@ -142,12 +142,7 @@ named_enum!(
     }
 );
 
-/// Flit widths the blocks are built for (rust-hdl widths are fixed at
-/// compile time); a whole router takes [`crate::limits::ROUTER_FLIT_WIDTHS`].
-pub const FLIT_WIDTHS: [u32; 4] = [8, 16, 32, 64];
-pub use crate::limits::{
-    MAX_BUFFER_DEPTH, MAX_DIMS, MAX_HYPERCUBE_DIMS, MAX_NODES, MAX_RADIX, MAX_VCS,
-};
+use crate::limits::{MAX_BUFFER_DEPTH, MAX_NODES, MAX_RADIX, MAX_VCS, ROUTER_FLIT_WIDTHS};
 /// On/off flow control: the round trip of a level in cycles
 /// (docs/interface.md): the level a receiver computes in cycle t is obeyed
 /// by the sender from t + 1, so two flits can arrive beyond the occupancy
@@ -552,7 +547,10 @@ impl SpecInput {
         };
         let header = spec.header_bits();
         if header > flit_width {
-            let wide_enough: Vec<u32> = FLIT_WIDTHS.into_iter().filter(|&w| w >= header).collect();
+            let wide_enough: Vec<u32> = ROUTER_FLIT_WIDTHS
+                .into_iter()
+                .filter(|&w| w >= header)
+                .collect();
             return Err(Error::invalid(format!(
                 "flit_width = {flit_width} is too narrow for the head flit: {} addressing \
                  on a {radix}-ary {dims}-D {topology}{} takes {header} bits; allowed: {}",
