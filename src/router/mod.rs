@@ -12,7 +12,7 @@
 //! - Flow-control units (Chien: FC): one [`FlowControlUnit`] receive
 //!   buffer of D flits per input VC; a flit goes to the buffer its `in_vc`
 //!   names, and each slot freed pulses `p<q>_in_credit[c]` upstream. The
-//!   flits sit in flip-flops, or with `--buffers bram` in a block RAM per
+//!   flits sit in flip-flops, or with `buffers = bram` in a block RAM per
 //!   input VC with the address and look-ahead fields also in flip-flops
 //!   (the decoders read them); the router behaves the same either way.
 //! - Address decoders (Chien: AD): one [`AddressDecoder`] per input VC,
@@ -29,15 +29,15 @@
 //!   compiled from the routing relation ([`tables::compile`], which proves
 //!   at every node, destination and input that the key decides the
 //!   relation's answer) maps the key to the permitted output VCs.
-//!   With `--table economical` (LAPSES §5.2.1) the decoder reduces the
+//!   With `table = economical` (LAPSES §5.2.1) the decoder reduces the
 //!   address to the sign vector of (destination - node id) and drives the
 //!   word line of that entry of the router's one programmable table of 3^n
 //!   entries (flip-flops: per entry the permitted ports and a VC class,
 //!   [`tables::EsContents`]), read by every input port at once; reset
 //!   loads the contents [`tables::economical`] derives from the compiled
 //!   relation, and `cfg_*` (docs/interface.md) rewrites an entry.
-//!   With `--table full` (LAPSES §5) an entry per destination and with
-//!   `--table meta` (§5.1.1) an entry per node of the router's cluster
+//!   With `table = full` (LAPSES §5) an entry per destination and with
+//!   `table = meta` (§5.1.1) an entry per node of the router's cluster
 //!   and per other cluster ([`tables::full`], [`tables::meta`]): the glue
 //!   compares the head's absolute address (and for the meta table the
 //!   cluster coordinates of `node_id`) with each entry's coordinates to
@@ -107,7 +107,7 @@
 //!
 //! # Look-ahead routing
 //!
-//! With `--lookahead` (LAPSES §3.2, [`lookahead`]) a head flit arriving on
+//! With `lookahead = true` (LAPSES §3.2, [`lookahead`]) a head flit arriving on
 //! a link carries the ports the relation permits here (on a torus with a
 //! dateline bit per port); the port's VC
 //! allocation reads its candidates from that field (the field's VCs from a
@@ -130,7 +130,7 @@
 //!
 //! # On/off flow control
 //!
-//! With `--flow-control on-off` each input VC's buffer raises its level
+//! With `flow_control = on-off` each input VC's buffer raises its level
 //! `p<q>_in_credit[c]` while at least [`ON_OFF_SLACK`] = 2 of its D slots
 //! are free, and each output VC may send only while the flip-flop `on`
 //! holds a high downstream level. The threshold is the round trip of this
@@ -149,13 +149,13 @@
 //! VCs of a port whose level is high.
 //!
 //! Departure from Chien §5 (Figures 5-8): every algorithm uses this one
-//! organization by default (`--datapath unified`). Chien's dimension
+//! organization by default (`datapath = unified`). Chien's dimension
 //! slices (one 3x3 crossbar per dimension for dimension order, §5.1,
-//! Figure 5) are built with `--datapath sliced` ([`sliced`]: a router of
+//! Figure 5) are built with `datapath = sliced` ([`sliced`]: a router of
 //! n such routers of 1-D networks), and so are the plane slices of
 //! planar-adaptive routing on meshes (§5.2, Figure 6; [`planes`]: n-1
 //! routers of 2-D meshes); *-channels' crossbar with a port per virtual
-//! channel (§5.4, Figure 8) is built with `--datapath vc-ports` for
+//! channel (§5.4, Figure 8) is built with `datapath = vc-ports` for
 //! *-channels and Duato ([`vcports`]: this router over P V ports of one VC
 //! each, and a VC controller per link).
 //!
@@ -420,8 +420,8 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
 /// and hypercubes), V = the algorithm's minimum and one more, relative and
 /// absolute addressing, radix 4 on meshes and tori, flit widths 16, 32 and
 /// 64 taken in turn (124 configurations); dimension order sliced
-/// (`--datapath sliced`) on a 3-D torus and a 4-cube; and a crossbar port
-/// per VC (`--datapath vc-ports`) for *-channels on a 2-D torus and Duato
+/// (`datapath = sliced`) on a 3-D torus and a 4-cube; and a crossbar port
+/// per VC (`datapath = vc-ports`) for *-channels on a 2-D torus and Duato
 /// on a 3-D mesh and a 3-cube (129 in all).
 pub fn matrix() -> Vec<RouterSpec> {
     use crate::spec::names::Named;

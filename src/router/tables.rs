@@ -45,7 +45,7 @@ pub struct CompiledTable {
     pub shape: DecoderShape,
     /// Key -> permitted output VCs (bit o V + v), sorted by key.
     pub rows: Vec<Row>,
-    /// With `--table economical`: the reset contents of the router's
+    /// With `table = economical`: the reset contents of the router's
     /// programmable table, which then replaces `rows` in the hardware.
     pub es: Option<EsContents>,
     /// Whether an output VC may take a new packet only once its downstream
@@ -58,7 +58,7 @@ pub struct CompiledTable {
     /// Dimension order, the turn models and planar-adaptive are proved on
     /// the whole channel dependency graph, where such a wait adds no arc.
     pub atomic: bool,
-    /// With `--lookahead`: the VCs each look-ahead field permits.
+    /// With `lookahead = true`: the VCs each look-ahead field permits.
     pub la: Option<super::lookahead::LookaheadTable>,
     /// Per input port q, bit o: some packet that can arrive on q (injected
     /// there, or sent by the upstream router's relation) may leave by
