@@ -4,17 +4,19 @@
 use std::ffi::OsStr;
 use std::marker::PhantomData;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Arg, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::jobs::ExecutorKind;
+use crate::limits::{BLOCK_FLIT_WIDTHS, MAX_COST_MODEL_DIMS};
 use crate::sim::traffic::Injection;
 use crate::sim::EngineKind;
-use crate::spec::names::Named;
+use crate::spec::names::{one_of, Named};
+use crate::spec::options::{SpecOption, ValueKind};
 use crate::spec::{
-    Addressing, Algorithm, BufferStorage, FlowControl, MetaClusters, PathSelection, RouterDatapath,
-    SpecInput, TableStorage, Topology,
+    Addressing, Algorithm, BufferStorage, FlowControl, PathSelection, SpecInput, Topology, OPTIONS,
 };
 use crate::synth::Target;
 
@@ -487,8 +489,14 @@ pub struct BlockArgs {
     #[arg(long, value_name = "F", allow_negative_numbers = true)]
     pub freedom: Option<i64>,
 
-    /// Flit width W in bits: 8, 16, 32 or 64 [default: 16].
-    #[arg(long, value_name = "W", allow_negative_numbers = true)]
+    /// Flit width W in bits (the widths from
+    /// [`crate::limits::BLOCK_FLIT_WIDTHS`]).
+    #[arg(
+        help = format!("Flit width W in bits: {} [default: 16]", one_of(&BLOCK_FLIT_WIDTHS)),
+        long,
+        value_name = "W",
+        allow_negative_numbers = true
+    )]
     pub flit_width: Option<i64>,
 
     /// Dimensions n [default: 2].
@@ -543,120 +551,201 @@ pub struct BlockArgs {
     pub tech: Option<PathBuf>,
 }
 
-/// The router specification as flags; each overrides the same key of --config.
-#[derive(Debug, Args, Default)]
+/// The router specification as flags; each overrides the same key of
+/// --config. The flags are built from the library's declaration of the
+/// options ([`crate::spec::OPTIONS`]): one per option, named after its key
+/// ([`spec_flag`]), with its help and its words.
+#[derive(Debug, Clone, Default)]
 pub struct SpecArgs {
     /// Router specification in TOML (see generators/ for presets).
-    #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-
-    /// Network topology: mesh, torus or hypercube [default: mesh].
-    #[arg(long, value_name = "NAME")]
-    pub topology: Option<Topology>,
-
-    /// Dimensions n [default: 2].
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub dims: Option<i64>,
-
-    /// Nodes per dimension k [default: 4; 2 on a hypercube].
-    #[arg(long, value_name = "K", allow_negative_numbers = true)]
-    pub radix: Option<i64>,
-
-    /// Routing algorithm: dor (alias xy, ecube), planar, negative-first (alias turn),
-    /// west-first, north-last, star-channels, duato [default: dor].
-    #[arg(long = "algo", visible_alias = "algorithm", value_name = "NAME")]
-    pub algorithm: Option<Algorithm>,
-
-    /// Crossbar ports P; checked against the algorithm's datapath [default: derived].
-    #[arg(long, value_name = "P", allow_negative_numbers = true)]
-    pub ports: Option<i64>,
-
-    /// Virtual channels per physical channel [default: the deadlock-freedom minimum].
-    #[arg(long, value_name = "V", allow_negative_numbers = true)]
-    pub vcs: Option<i64>,
-
-    /// Flit width W in bits: 8, 16, 32 or 64 [default: 16].
-    #[arg(long, value_name = "W", allow_negative_numbers = true)]
-    pub flit_width: Option<i64>,
-
-    /// Flit buffers per virtual channel, 1 to 16 [default: 4].
-    #[arg(
-        long = "depth",
-        visible_alias = "buffer-depth",
-        value_name = "D",
-        allow_negative_numbers = true
-    )]
-    pub buffer_depth: Option<i64>,
-
-    /// relative (per-dimension offsets) or absolute (coordinates)
-    /// [default: relative; absolute with a routing table].
-    #[arg(long, value_name = "MODE")]
-    pub addressing: Option<Addressing>,
-
-    /// Look-ahead routing, on or off [default: off; the bare flag means on].
-    #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on", value_parser = parse_on_off)]
-    pub lookahead: Option<bool>,
-
-    /// static-xy, lru, lfu, max-credit or min-mux
-    /// [default: static-xy for dor, max-credit otherwise].
-    #[arg(long, value_name = "NAME")]
-    pub path_selection: Option<PathSelection>,
-
-    /// Routing-table storage: none, economical, full or meta [default: none].
-    #[arg(long, value_name = "KIND")]
-    pub table: Option<TableStorage>,
-
-    /// How a meta table groups the nodes: rows (whole dimensions, LAPSES
-    /// Figure 8(a)) or squares (k = b^2, Figure 8(b)) [default: rows].
-    #[arg(long, value_name = "KIND")]
-    pub meta_clusters: Option<MetaClusters>,
-
-    /// Link flow control: credit or on-off [default: credit].
-    #[arg(long, value_name = "KIND")]
-    pub flow_control: Option<FlowControl>,
-
-    /// Datapath organization: unified (one crossbar) or sliced (one 3x3
-    /// crossbar per dimension, Chien §5.1 Figure 5, with --algo dor; one
-    /// 2-D router per adaptive plane, §5.2 Figure 6, with --algo planar on
-    /// a mesh) [default: unified].
-    #[arg(long, value_name = "KIND")]
-    pub datapath: Option<RouterDatapath>,
-
-    /// Where the input buffers keep their flits: flops (flip-flops and a
-    /// read multiplexer) or bram (a block RAM per input VC and a bypass
-    /// register) [default: flops].
-    #[arg(long, value_name = "KIND")]
-    pub buffers: Option<BufferStorage>,
-
-    /// Cycles per router for a head flit: 2, or 1 (allocated in the cycle
-    /// it arrives from its look-ahead field; needs --lookahead) [default: 2].
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub pipeline: Option<i64>,
+    /// The options the flags set, to lay over the --config file.
+    pub input: SpecInput,
 }
 
-impl SpecArgs {
-    /// The flags as a partial spec, to lay over the --config file.
-    pub fn to_input(&self) -> SpecInput {
-        SpecInput {
-            topology: self.topology,
-            dims: self.dims,
-            radix: self.radix,
-            algorithm: self.algorithm,
-            ports: self.ports,
-            vcs: self.vcs,
-            flit_width: self.flit_width,
-            buffer_depth: self.buffer_depth,
-            addressing: self.addressing,
-            lookahead: self.lookahead,
-            path_selection: self.path_selection,
-            table: self.table,
-            meta_clusters: self.meta_clusters,
-            flow_control: self.flow_control,
-            datapath: self.datapath,
-            buffers: self.buffers,
-            pipeline: self.pipeline,
+/// The options whose flag is not their key written with `-`: the key, the
+/// flag, and the key's own spelling, kept as a visible alias.
+const RENAMED_FLAGS: &[(&str, &str, &str)] = &[
+    ("algorithm", "algo", "algorithm"),
+    ("buffer_depth", "depth", "buffer-depth"),
+];
+
+/// The long flag (without `--`) of the specification option `key`, and
+/// its alias.
+pub fn spec_flag(key: &str) -> (&'static str, Option<&'static str>) {
+    static FLAGS: OnceLock<Vec<(&'static str, String)>> = OnceLock::new();
+    if let Some(&(_, flag, alias)) = RENAMED_FLAGS.iter().find(|r| r.0 == key) {
+        return (flag, Some(alias));
+    }
+    let flags = FLAGS.get_or_init(|| {
+        OPTIONS
+            .iter()
+            .map(|o| (o.key, o.key.replace('_', "-")))
+            .collect()
+    });
+    let flag = flags
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map_or("", |(_, f)| f.as_str());
+    (flag, None)
+}
+
+/// What the help says of an option: what it is, what is allowed, its
+/// default.
+fn option_help(o: &SpecOption) -> String {
+    let doc = o.summary();
+    match o.kind {
+        ValueKind::Switch => format!(
+            "{doc}: on or off [default: {}; the bare flag means on]",
+            on_off(&(o.default)())
+        ),
+        _ => format!("{doc}: {} [default: {}]", (o.allowed)(), (o.default)()),
+    }
+}
+
+/// A switch's value as the command line writes it.
+fn on_off(value: &str) -> &'static str {
+    if value == "true" {
+        "on"
+    } else {
+        "off"
+    }
+}
+
+/// The flag of one specification option.
+fn option_arg(o: &'static SpecOption) -> Arg {
+    let (long, alias) = spec_flag(o.key);
+    let arg = Arg::new(o.key)
+        .long(long)
+        .value_name(o.symbol)
+        .help(option_help(o))
+        .value_parser(OptionParser(o));
+    let arg = match alias {
+        Some(a) => arg.visible_alias(a),
+        None => arg,
+    };
+    match o.kind {
+        ValueKind::Integer => arg.allow_negative_numbers(true),
+        ValueKind::Switch => arg
+            .num_args(0..=1)
+            .default_missing_value("on")
+            .hide_possible_values(true),
+        // The help lists the words with their aliases already.
+        ValueKind::Words(_) => arg.hide_possible_values(true),
+    }
+}
+
+impl Args for SpecArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.arg(
+            Arg::new("config")
+                .long("config")
+                .value_name("FILE")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("Router specification in TOML (see generators/ for presets)"),
+        )
+        .args(OPTIONS.iter().map(option_arg))
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl FromArgMatches for SpecArgs {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut args = SpecArgs::default();
+        args.update_from_arg_matches(matches)?;
+        Ok(args)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        if let Some(path) = matches.get_one::<PathBuf>("config") {
+            self.config = Some(path.clone());
+        }
+        for o in OPTIONS {
+            if let Some(word) = matches.get_one::<String>(o.key) {
+                self.input
+                    .set(o.key, word)
+                    .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads a specification option's word with the library's reader (the
+/// word a TOML spec takes too), and offers its words to the shell
+/// completions.
+#[derive(Clone)]
+struct OptionParser(&'static SpecOption);
+
+impl TypedValueParser for OptionParser {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&Arg>,
+        value: &OsStr,
+    ) -> Result<String, clap::Error> {
+        let check = self.0.check_word;
+        StringValueParser::new()
+            .try_map(move |s| check(&s).map(|()| s))
+            .parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        match self.0.kind {
+            ValueKind::Integer => None,
+            ValueKind::Switch => Some(Box::new(["on", "off"].into_iter().map(PossibleValue::new))),
+            ValueKind::Words(words) => {
+                Some(Box::new(words().into_iter().map(|(name, aliases)| {
+                    PossibleValue::new(name).aliases(aliases.iter().copied())
+                })))
+            }
         }
     }
+}
+
+/// The specification options as the table of docs/generate.md: each
+/// flag with its TOML key, what it is and allows, and its default.
+pub fn spec_options_markdown() -> String {
+    let mut s = String::from("| option | TOML key | allowed | default |\n|---|---|---|---|\n");
+    for o in OPTIONS {
+        let (long, alias) = spec_flag(o.key);
+        let flag = match o.kind {
+            ValueKind::Switch => format!("`--{long} [{}]`", o.symbol),
+            _ => format!("`--{long} {}`", o.symbol),
+        };
+        let flag = match alias {
+            Some(a) => format!("{flag} (alias `--{a}`)"),
+            None => flag,
+        };
+        let doc = o.summary();
+        let allowed = match o.kind {
+            ValueKind::Switch => "`on`, `off` (TOML: `true`, `false`)".to_string(),
+            ValueKind::Words(words) => words()
+                .into_iter()
+                .map(|(name, aliases)| match aliases {
+                    [] => format!("`{name}`"),
+                    _ => format!("`{name}` (alias `{}`)", aliases.join("`, `")),
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+            ValueKind::Integer => (o.allowed)(),
+        };
+        let default = match o.kind {
+            ValueKind::Switch => on_off(&(o.default)()).to_string(),
+            _ => (o.default)(),
+        };
+        s.push_str(&format!(
+            "| {} | `{}` | {doc}: {allowed} | {default} |\n",
+            flag.replace('|', "\\|"),
+            o.key
+        ));
+    }
+    s
 }
 
 /// Output format of `routergen model`.
@@ -695,8 +784,10 @@ pub struct ModelArgs {
     )]
     pub algorithm: Option<Algorithm>,
 
-    /// Dimensions n, 1 to 32.
+    /// Dimensions n (the range from
+    /// [`crate::limits::MAX_COST_MODEL_DIMS`]).
     #[arg(
+        help = format!("Dimensions n, 1 to {MAX_COST_MODEL_DIMS}."),
         long,
         value_name = "N",
         allow_negative_numbers = true,
@@ -796,14 +887,6 @@ impl<T: Named + Send + Sync> TypedValueParser for NamedParser<T> {
         Some(Box::new(T::TABLE.iter().map(|&(_, name, aliases)| {
             PossibleValue::new(name).aliases(aliases.iter().copied())
         })))
-    }
-}
-
-fn parse_on_off(s: &str) -> Result<bool, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "on" | "true" | "yes" | "1" => Ok(true),
-        "off" | "false" | "no" | "0" => Ok(false),
-        _ => Err(format!("expected on or off, got '{s}'")),
     }
 }
 
@@ -940,5 +1023,55 @@ mod tests {
             .to_string();
         assert!(e.contains("--engine") && e.contains("'spice'"), "{e}");
         assert!(e.contains(&EngineKind::allowed()), "{e}");
+    }
+
+    /// The first `LO to HI` that `text` states, as numbers.
+    fn stated_range(text: &str) -> Option<(i64, i64)> {
+        let words: Vec<&str> = text
+            .split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '(')
+            .collect();
+        words.windows(3).find_map(|w| match w {
+            [lo, "to", hi] => Some((lo.parse().ok()?, hi.parse().ok()?)),
+            _ => None,
+        })
+    }
+
+    /// Every specification flag whose help states a range states the one
+    /// validation enforces: both ends accepted, one beyond either refused
+    /// (over a 2-ary 1-D network, where the limit on nodes binds last).
+    #[test]
+    fn the_ranges_in_the_help_are_the_ones_validation_enforces() {
+        let cli = Cli::command();
+        let mut checked = Vec::new();
+        for arg in cli.get_arguments() {
+            let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            let Some((lo, hi)) = stated_range(&help) else {
+                continue;
+            };
+            let key = arg.get_id().as_str();
+            let flag = arg.get_long().unwrap_or(key);
+            let resolve = |v: i64| {
+                let mut input = crate::spec::SpecInput {
+                    dims: Some(1),
+                    radix: Some(2),
+                    ..Default::default()
+                };
+                input.set(key, &v.to_string()).expect("a number");
+                input.resolve()
+            };
+            for v in [lo, hi] {
+                if let Err(e) = resolve(v) {
+                    panic!("--{flag}: help says {lo} to {hi}, {v} is refused: {e}");
+                }
+            }
+            for v in [lo - 1, hi + 1] {
+                assert!(
+                    resolve(v).is_err(),
+                    "--{flag}: help says {lo} to {hi}, {v} is accepted"
+                );
+            }
+            checked.push(key.to_string());
+        }
+        assert_eq!(checked, ["dims", "radix", "buffer_depth"]);
     }
 }

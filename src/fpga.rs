@@ -164,8 +164,8 @@ pub fn check_spec(spec: &RouterSpec) -> Result<()> {
 }
 
 /// Why the bring-up mesh of `spec` cannot fit `board`'s block RAMs, if
-/// it cannot (or `--buffers lutram` on an iCE40 board, which has no
-/// distributed RAM): with `--buffers bram` each input VC of the four routers takes
+/// it cannot (or `buffers = lutram` on an iCE40 board, which has no
+/// distributed RAM): with `buffers = bram` each input VC of the four routers takes
 /// its own RAMs, on the ports the mesh wires (the local port and one link
 /// per dimension: synthesis removes the buffers of the unwired ones).
 pub fn check_rams(spec: &RouterSpec, board: &Board) -> Result<()> {

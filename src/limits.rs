@@ -51,10 +51,39 @@ pub const MAX_REPORT_PROOF_NODES: u64 = 256;
 /// hypercube already holds 4 million dependencies (tens of seconds).
 pub const MAX_CHECK_NODES: u64 = 1024;
 
+/// Largest number of routing keys the router's address decoder holds: the
+/// relation is compiled into one row per distinct key (a sign, tie and
+/// wraparound code per dimension), and which keys occur is known only
+/// from the relation, so this is checked when the router is built (a
+/// report says why there is no RTL) rather than when the spec is read.
+pub const MAX_DECODER_KEYS: usize = 4096;
+/// Largest number of VC classes a routing table tells apart (the
+/// router's 4-bit class registers).
+pub const MAX_TABLE_VC_CLASSES: usize = 16;
+/// Flit widths one block is built for (`routergen block`; rust-hdl widths
+/// are fixed when routergen is compiled); a whole router takes the
+/// narrower list [`ROUTER_FLIT_WIDTHS`], whose head flit needs 16 bits.
+pub const BLOCK_FLIT_WIDTHS: [u32; 4] = [8, 16, 32, 64];
+
 /// Largest network the network model ([`crate::algo::Network`]) holds, in
-/// nodes: above [`MAX_NODES`] for the analyses that count a network's
-/// nodes and channels without a router (a binary 20-cube).
-pub const MAX_MODEL_NODES: u64 = 1 << 20;
+/// nodes: far above [`MAX_NODES`], which bounds the networks routergen
+/// builds routers for, because analyses that only count a network's
+/// nodes and channels (Dally's binary 20-cube) need no router.
+pub const MAX_NETWORK_MODEL_NODES: u64 = 1 << 20;
+/// Largest number of dimensions the network model holds: node ids are
+/// 32 bits, so no network of radix 2 or more has more dimensions.
+pub const MAX_NETWORK_MODEL_DIMS: u32 = 32;
+
+/// Largest number of dimensions `routergen check` takes (its networks are
+/// bounded by [`MAX_CHECK_NODES`] too).
+pub const MAX_CHECK_DIMS: u32 = 16;
+/// Largest radix `routergen check` takes.
+pub const MAX_CHECK_RADIX: u32 = 64;
+/// Largest number of dimensions `routergen model` takes: Chien's cost
+/// model counts gates and delays from n without building the network.
+pub const MAX_COST_MODEL_DIMS: u32 = 32;
+/// Largest number of virtual channels `routergen model` takes.
+pub const MAX_COST_MODEL_VCS: u32 = 64;
 
 /// Largest number of dimensions `topology` takes.
 pub fn max_dims(topology: Topology) -> u32 {

@@ -36,7 +36,7 @@ struct JsonReport<'a> {
     /// the reason in `rtl_missing` where routergen cannot build it yet.
     rtl: Option<String>,
     rtl_missing: Option<String>,
-    /// With `--table economical`: the table's reset contents
+    /// With `table = economical`: the table's reset contents
     /// (docs/interface.md), the values the `cfg_*` port writes.
     routing_table: Option<JsonTable>,
 }

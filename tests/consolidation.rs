@@ -5,10 +5,12 @@
 
 mod common;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
 
 use common::{routergen, stderr, stdout};
-use routergen::spec::SpecInput;
+use routergen::spec::options::{SpecOption, ValueKind};
+use routergen::spec::{RouterSpec, SpecInput, OPTIONS};
 
 fn resolve(toml: &str) -> Result<routergen::spec::RouterSpec, String> {
     SpecInput::from_toml(toml, std::path::Path::new("test.toml"))
@@ -108,39 +110,63 @@ fn the_report_describes_the_meta_table_the_router_holds() {
     );
 }
 
+/// Words to try as an option's value: every name of a named option, both
+/// switch values, and whole numbers around every limit.
+fn words_to_try(option: &SpecOption) -> Vec<String> {
+    match option.kind {
+        ValueKind::Words(words) => words().into_iter().map(|(w, _)| w.to_string()).collect(),
+        ValueKind::Switch => vec!["true".into(), "false".into()],
+        ValueKind::Integer => (0..=20)
+            .chain([32, 64, 256])
+            .map(|n| n.to_string())
+            .collect(),
+    }
+}
+
 /// Two variants of one router can sit in one design: every option that
-/// changes the RTL changes the top module's name.
+/// changes the RTL changes the top module's name. Each option of the one
+/// declaration (`routergen::spec::OPTIONS`) takes every value it accepts
+/// over several bases; no two different specs get one name, and every
+/// option is seen with two or more values, so none is missed.
 #[test]
 fn every_rtl_option_changes_the_module_name() {
-    let variants = [
+    let bases = [
         "",
+        "algorithm = \"duato\"",
         "lookahead = true\nflit_width = 32",
-        "lookahead = true\nflit_width = 32\npipeline = 1",
-        "buffer_depth = 2",
-        "addressing = \"absolute\"",
-        "buffers = \"bram\"",
-        "buffers = \"lutram\"",
-        "flow_control = \"on-off\"",
-        "table = \"economical\"",
-        "table = \"full\"",
         "table = \"meta\"",
-        "datapath = \"sliced\"",
-        "flit_width = 32",
-        "vcs = 2",
+        "topology = \"torus\"",
+        "topology = \"hypercube\"\ndims = 3",
     ];
-    let mut names = BTreeSet::new();
-    for v in variants {
-        let spec = resolve(&format!("algorithm = \"dor\"\n{v}")).unwrap();
-        assert!(
-            names.insert(spec.name()),
-            "{v}: {} taken twice",
-            spec.name()
-        );
+    let mut by_name: HashMap<String, RouterSpec> = HashMap::new();
+    let mut seen: HashMap<&str, BTreeSet<String>> = HashMap::new();
+    for base in bases {
+        let input = SpecInput::from_toml(base, Path::new("base.toml")).unwrap();
+        for option in OPTIONS {
+            for word in words_to_try(option) {
+                let mut input = input.clone();
+                input.set(option.key, &word).unwrap();
+                let Ok(resolved) = input.resolve() else {
+                    continue;
+                };
+                let spec = resolved.spec;
+                let value = spec.values().into_iter().find(|(k, _)| *k == option.key);
+                seen.entry(option.key).or_default().insert(value.unwrap().1);
+                let name = spec.name();
+                if let Some(other) = by_name.get(&name) {
+                    assert_eq!(other, &spec, "two specs are named {name}");
+                }
+                by_name.insert(name, spec);
+            }
+        }
     }
-    let mut adaptive = BTreeSet::new();
-    for ps in ["static-xy", "lru", "lfu", "max-credit", "min-mux"] {
-        let spec = resolve(&format!("algorithm = \"duato\"\npath_selection = \"{ps}\"")).unwrap();
-        assert!(adaptive.insert(spec.name()), "{ps}: {}", spec.name());
+    for option in OPTIONS {
+        let values = seen.get(option.key).cloned().unwrap_or_default();
+        assert!(
+            values.len() >= 2,
+            "{} took only {values:?}: add a base where it takes another value",
+            option.key
+        );
     }
 }
 

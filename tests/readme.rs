@@ -97,6 +97,19 @@ fn every_option_is_documented() {
     }
 }
 
+/// docs/generate.md's table of the specification options is the one their
+/// declaration gives: flags, TOML keys, what is allowed, defaults.
+#[test]
+fn the_options_table_is_the_declared_options() {
+    let page = read(&root().join("docs/generate.md"));
+    let table = routergen::cli::spec_options_markdown();
+    assert!(
+        page.contains(&table),
+        "docs/generate.md lacks the table `routergen::cli::spec_options_markdown()` \
+         gives:\n{table}"
+    );
+}
+
 #[test]
 fn the_quoted_paper_tables_are_what_the_binary_prints() {
     let text = read(&root().join("docs/model.md"));

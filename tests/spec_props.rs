@@ -2,59 +2,54 @@
 //! every accepted spec survives a trip through TOML unchanged.
 
 use proptest::prelude::*;
-use routergen::spec::names::Named;
-use routergen::spec::{
-    Addressing, Algorithm, BufferStorage, FlowControl, MetaClusters, PathSelection, RouterDatapath,
-    SpecInput, TableStorage, Topology,
-};
+use routergen::spec::options::ValueKind;
+use routergen::spec::{SpecInput, OPTIONS};
 use std::path::Path;
 
-fn pick<T: Named + std::fmt::Debug>() -> impl Strategy<Value = Option<T>> {
-    proptest::option::of(proptest::sample::select(T::all()))
-}
-
-/// Sizes around and beyond the limits, negatives, zero and huge values.
-fn size() -> impl Strategy<Value = Option<i64>> {
-    proptest::option::of(prop_oneof![
+/// Whole numbers around and beyond the limits, the flit widths, negatives,
+/// zero and huge values; small ones most often, which every size accepts.
+fn integer() -> impl Strategy<Value = String> {
+    prop_oneof![
+        6 => 1i64..=4,
         4 => -2i64..=20,
         2 => 0i64..=300,
+        2 => proptest::sample::select(vec![16i64, 32, 64]),
         1 => Just(i64::MAX),
         1 => Just(i64::MIN),
         1 => any::<i64>(),
-    ])
+    ]
+    .prop_map(|n| n.to_string())
 }
 
-fn width() -> impl Strategy<Value = Option<i64>> {
-    proptest::option::of(prop_oneof![
-        proptest::sample::select(vec![8i64, 16, 32, 64]),
-        any::<i64>()
-    ])
-}
-
-prop_compose! {
-    fn spec_input()(
-        topology in pick::<Topology>(),
-        dims in size(),
-        radix in size(),
-        algorithm in pick::<Algorithm>(),
-        ports in size(),
-        vcs in size(),
-        flit_width in width(),
-        buffer_depth in size(),
-        addressing in pick::<Addressing>(),
-        lookahead in proptest::option::of(any::<bool>()),
-        path_selection in pick::<PathSelection>(),
-        table in pick::<TableStorage>(),
-        meta_clusters in pick::<MetaClusters>(),
-        flow_control in pick::<FlowControl>(),
-        datapath in pick::<RouterDatapath>(),
-        buffers in pick::<BufferStorage>(),
-        pipeline in proptest::option::of(prop_oneof![3 => 1i64..=2, 1 => any::<i64>()]),
-    ) -> SpecInput {
-        SpecInput { topology, dims, radix, algorithm, ports, vcs, flit_width, buffer_depth,
-                    addressing, lookahead, path_selection, table, meta_clusters, flow_control, datapath,
-                    buffers, pipeline }
-    }
+/// A word for each option of the one declaration, or none: a new option
+/// is covered without a change here.
+fn spec_input() -> impl Strategy<Value = SpecInput> {
+    let words: Vec<BoxedStrategy<Option<String>>> = OPTIONS
+        .iter()
+        .map(|o| {
+            let word = match o.kind {
+                ValueKind::Integer => integer().boxed(),
+                ValueKind::Switch => any::<bool>().prop_map(|b| b.to_string()).boxed(),
+                ValueKind::Words(words) => {
+                    let names: Vec<String> =
+                        words().into_iter().map(|(w, _)| w.to_string()).collect();
+                    proptest::sample::select(names).boxed()
+                }
+            };
+            proptest::option::of(word).boxed()
+        })
+        .collect();
+    words.prop_map(|words| {
+        let mut input = SpecInput::default();
+        for (o, word) in OPTIONS.iter().zip(words) {
+            if let Some(word) = word {
+                input
+                    .set(o.key, &word)
+                    .expect("a word of the option's kind");
+            }
+        }
+        input
+    })
 }
 
 proptest! {

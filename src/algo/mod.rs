@@ -49,7 +49,7 @@ pub mod west_first;
 use std::fmt;
 
 use crate::error::{Error, Result};
-use crate::limits::{MAX_MODEL_NODES as MAX_NODES, MAX_RADIX};
+use crate::limits::{MAX_NETWORK_MODEL_DIMS, MAX_NETWORK_MODEL_NODES, MAX_RADIX, MAX_VCS};
 use crate::spec::{Algorithm, Topology};
 
 pub use routing::{ChienModel, ClassLayout, RoutingAlgorithm};
@@ -181,7 +181,7 @@ pub struct Network {
     /// Nodes per dimension k (2 on a hypercube).
     pub radix: u32,
     /// radix^d for d = 0..=dims (coordinates are on every hot path).
-    stride: [u32; 33],
+    stride: [u32; MAX_NETWORK_MODEL_DIMS as usize + 1],
     /// log2(radix) when the radix is a power of two: coordinates are then
     /// shifts and masks instead of divisions.
     shift: Option<u32>,
@@ -195,9 +195,9 @@ impl Network {
         } else {
             radix
         };
-        if dims == 0 || dims > 32 {
+        if dims == 0 || dims > MAX_NETWORK_MODEL_DIMS {
             return Err(Error::invalid(format!(
-                "{dims} dimensions: a network has 1 to 32 dimensions"
+                "{dims} dimensions: a network has 1 to {MAX_NETWORK_MODEL_DIMS} dimensions"
             )));
         }
         if !(2..=MAX_RADIX).contains(&radix) {
@@ -206,15 +206,16 @@ impl Network {
             )));
         }
         let too_big = match (radix as u64).checked_pow(dims) {
-            Some(n) => n > MAX_NODES,
+            Some(n) => n > MAX_NETWORK_MODEL_NODES,
             None => true,
         };
         if too_big {
             return Err(Error::invalid(format!(
-                "a {radix}-ary {dims}-dimensional {topology} has more than {MAX_NODES} nodes"
+                "a {radix}-ary {dims}-dimensional {topology} has more than \
+                 {MAX_NETWORK_MODEL_NODES} nodes"
             )));
         }
-        let mut stride = [0u32; 33];
+        let mut stride = [0u32; MAX_NETWORK_MODEL_DIMS as usize + 1];
         stride[0] = 1;
         for d in 1..=dims as usize {
             stride[d] = stride[d - 1] * radix;
@@ -661,10 +662,9 @@ impl Relation {
 }
 
 fn check_vcs(vcs: u32) -> Result<u8> {
-    if !(1..=crate::spec::MAX_VCS).contains(&vcs) {
+    if !(1..=MAX_VCS).contains(&vcs) {
         return Err(Error::invalid(format!(
-            "{vcs} virtual channels: a relation takes 1 to {} per physical channel",
-            crate::spec::MAX_VCS
+            "{vcs} virtual channels: a relation takes 1 to {MAX_VCS} per physical channel"
         )));
     }
     Ok(vcs as u8)

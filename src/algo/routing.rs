@@ -60,7 +60,7 @@ pub trait RoutingAlgorithm: Sync {
         true
     }
 
-    /// The router datapaths (`--datapath`) routergen builds the algorithm
+    /// The router datapaths (`datapath`) routergen builds the algorithm
     /// with: the unified crossbar, and Chien's own organization for it
     /// where that is built (`tests/algo_facts.rs` holds the two to agree).
     fn datapaths(&self) -> &'static [RouterDatapath];

@@ -68,10 +68,6 @@ use crate::spec::{Addressing, Topology};
 /// `routergen block address-decoder` emits (a mesh of radix 8).
 pub const FIELD_BITS: usize = 4;
 
-/// Largest number of dimensions of the block-level decoder and the
-/// economical-storage table (3^4 = 81 table entries).
-pub const MAX_DIMS: usize = 4;
-
 /// Bits of one dimension's state code in the routing key.
 pub const CODE_BITS: usize = 3;
 
@@ -573,13 +569,15 @@ impl<const W: usize> AddressDecoder<W> {
     /// The block-level decoder `routergen block address-decoder` emits:
     /// dimension-order routing on an 8-ary n-dimensional mesh, one VC
     /// (table from [`dimension_order_table`]); `dims` is 1 to
-    /// [`MAX_DIMS`], and its address fields must fit W.
+    /// [`MAX_ECONOMICAL_DIMS`](crate::limits::MAX_ECONOMICAL_DIMS) (the
+    /// table of 3^n rows the economical-storage block holds), and its
+    /// address fields must fit W.
     pub fn dimension_order(dims: usize, addressing: Addressing) -> crate::Result<Self> {
         super::check_size(
             "dimension-order address decoder",
             "dimension count n",
             dims,
-            (1, MAX_DIMS),
+            (1, crate::limits::MAX_ECONOMICAL_DIMS as usize),
             "its table holds 3^n rows",
         )?;
         let n = dims;

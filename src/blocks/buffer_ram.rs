@@ -1,4 +1,4 @@
-//! The flit store of a flow-control unit in block RAM (`--buffers bram`):
+//! The flit store of a flow-control unit in block RAM (`buffers = bram`):
 //! one write port and one read port with a registered read, the shape of
 //! the iCE40's SB_RAM40_4K and the ECP5's DP16KD.
 //!
@@ -16,7 +16,7 @@
 //! contents, so hardware starts as the simulations do).
 //!
 //! The same RAM with an asynchronous read ([`BufferRam::distributed`],
-//! `--buffers lutram`) is the ECP5's distributed RAM (TRELLIS_DPR16X4, the
+//! `buffers = lutram`) is the ECP5's distributed RAM (TRELLIS_DPR16X4, the
 //! LUTs of its RAM slices, 16 entries of 4 bits each): `read_data` shows
 //! the entry `read_address` names now, as the last edge left it, which is
 //! what the flip-flop store's read multiplexer shows, so its user needs no

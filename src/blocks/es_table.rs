@@ -27,9 +27,10 @@
 
 use rust_hdl::prelude::*;
 
-use super::address_decoder::{signs_of, Sign, FIELD_BITS, MAX_DIMS};
+use super::address_decoder::{signs_of, Sign, FIELD_BITS};
 use super::cosim::{each, InputSignal};
 use super::{signals, HwBlock};
+use crate::limits::MAX_ECONOMICAL_DIMS;
 
 /// Bits of an entry address (3^4 = 81 entries).
 pub const ADDR_BITS: usize = 7;
@@ -113,10 +114,10 @@ impl<const W: usize> EconomicalStorageTable<W> {
             name,
             "dimension count n",
             dims,
-            (1, MAX_DIMS.min(W / FIELD_BITS)),
+            (1, (MAX_ECONOMICAL_DIMS as usize).min(W / FIELD_BITS)),
             &format!(
                 "a coordinate is {FIELD_BITS} bits of the {W}-bit head flit, and the \
-                 table's {ADDR_BITS}-bit entry address reaches 3^{MAX_DIMS} entries"
+                 table's {ADDR_BITS}-bit entry address reaches 3^{MAX_ECONOMICAL_DIMS} entries"
             ),
         )?;
         let entries = 3usize.pow(dims as u32);
@@ -150,7 +151,7 @@ impl<const W: usize> EconomicalStorageTable<W> {
     /// [`EconomicalStorageTable::new`] for callers whose sizes are
     /// validated (out of range sizes are clamped).
     pub(crate) fn new_unchecked(dims: usize, init: &[Entry]) -> Self {
-        let n = dims.clamp(1, MAX_DIMS.min(W / FIELD_BITS));
+        let n = dims.clamp(1, (MAX_ECONOMICAL_DIMS as usize).min(W / FIELD_BITS));
         let p = 2 * n + 1;
         let entries = 3usize.pow(n as u32);
         let mut e_neg = Vec::new();

@@ -61,12 +61,13 @@ use rust_hdl::prelude::*;
 use super::buffer_ram::BufferRam;
 use super::cosim::InputSignal;
 use super::HwBlock;
+use crate::limits::MAX_BUFFER_DEPTH;
 use crate::spec::BufferStorage;
 
-/// Width of the occupancy and credit counters (D up to 16).
+/// Width of the occupancy and credit counters: they count 0 to
+/// [`MAX_BUFFER_DEPTH`] flits.
 pub const COUNT_BITS: usize = 5;
-/// Largest buffer depth the counters hold.
-pub const MAX_DEPTH: usize = 16;
+const _: () = assert!(MAX_BUFFER_DEPTH < 1 << COUNT_BITS);
 
 type Count = Bits<COUNT_BITS>;
 
@@ -238,14 +239,14 @@ pub struct FlowControlUnit<const W: usize> {
 }
 
 impl<const W: usize> FlowControlUnit<W> {
-    /// A unit with a `depth`-flit buffer (1 to [`MAX_DEPTH`]); `on_off`
+    /// A unit with a `depth`-flit buffer (1 to [`MAX_BUFFER_DEPTH`]); `on_off`
     /// selects on/off flow control (slack 1) instead of credits.
     pub fn new(depth: usize, on_off: bool) -> crate::Result<Self> {
         Self::check(depth)?;
         Ok(Self::new_unchecked(depth, on_off))
     }
 
-    /// An on/off unit with a `depth`-flit buffer (1 to [`MAX_DEPTH`]) whose
+    /// An on/off unit with a `depth`-flit buffer (1 to [`MAX_BUFFER_DEPTH`]) whose
     /// level is high while at least `slack` slots are free (1 to `depth`).
     pub fn on_off(depth: usize, slack: usize) -> crate::Result<Self> {
         Self::check(depth)?;
@@ -277,7 +278,7 @@ impl<const W: usize> FlowControlUnit<W> {
             "flow-control unit",
             "buffer depth D (flits)",
             depth,
-            (1, MAX_DEPTH),
+            (1, MAX_BUFFER_DEPTH as usize),
             "the occupancy and credit counters are COUNT_BITS = 5 bits wide",
         )
     }
@@ -334,7 +335,7 @@ impl<const W: usize> FlowControlUnit<W> {
         storage: BufferStorage,
         low_bits: usize,
     ) -> Self {
-        let d = depth.clamp(1, MAX_DEPTH);
+        let d = depth.clamp(1, MAX_BUFFER_DEPTH as usize);
         let slack = slack.clamp(1, d);
         let nram = usize::from(storage == BufferStorage::Bram);
         let nlut = usize::from(storage == BufferStorage::Lutram);

@@ -1,6 +1,6 @@
 //! Chien's canonical router blocks (Chien §3, Figure 1) as rust-hdl
 //! `LogicBlock`s whose port and VC counts are chosen at run time and whose
-//! flit width is one of [`FLIT_WIDTHS`].
+//! flit width is one of [`BLOCK_FLIT_WIDTHS`].
 //!
 //! Each block has a synchronous active-high reset `rst` and a clock
 //! `clock`. [`BlockKind`] names the blocks, checks their parameters and
@@ -34,8 +34,9 @@ pub use vc_controller::VcController;
 use rust_hdl::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::limits::{BLOCK_FLIT_WIDTHS, MAX_BUFFER_DEPTH, MAX_ECONOMICAL_DIMS, MAX_PORTS, MAX_VCS};
 use crate::model::Module;
-use crate::spec::{Addressing, BufferStorage, PathSelection, FLIT_WIDTHS};
+use crate::spec::{Addressing, BufferStorage, PathSelection};
 
 /// Refuses a block constructor's size parameter outside `lo..=hi`
 /// (`hi == usize::MAX`: no upper bound). The message names the block, the
@@ -239,12 +240,12 @@ impl Param {
     /// Allowed range (inclusive).
     fn range(self) -> (usize, usize) {
         match self {
-            Param::Ports => (2, 16),
-            Param::Vcs => (1, 16),
+            Param::Ports => (2, MAX_PORTS as usize),
+            Param::Vcs => (1, MAX_VCS as usize),
             Param::Freedom => (1, 8),
             Param::FlitWidth => (8, 64),
-            Param::Dims => (1, 4),
-            Param::Depth => (1, 16),
+            Param::Dims => (1, MAX_ECONOMICAL_DIMS as usize),
+            Param::Depth => (1, MAX_BUFFER_DEPTH as usize),
         }
     }
 }
@@ -335,8 +336,9 @@ impl BlockKind {
         for &p in self.uses() {
             let v = p.get(params);
             if p == Param::FlitWidth {
-                if !FLIT_WIDTHS.iter().any(|&w| w as usize == v) {
-                    let allowed: Vec<String> = FLIT_WIDTHS.iter().map(u32::to_string).collect();
+                if !BLOCK_FLIT_WIDTHS.iter().any(|&w| w as usize == v) {
+                    let allowed: Vec<String> =
+                        BLOCK_FLIT_WIDTHS.iter().map(u32::to_string).collect();
                     return Err(Error::InvalidSpec(format!(
                         "{} = {v} is not supported by the {} block; allowed: {} bits",
                         p.name(),

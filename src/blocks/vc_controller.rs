@@ -96,7 +96,7 @@ pub struct VcController<const W: usize> {
 
 impl<const W: usize> VcController<W> {
     /// `vcs` virtual channels (1 to 16) with `depth`-flit buffers each (1
-    /// to [`MAX_DEPTH`](super::flow_control::MAX_DEPTH)), credit flow
+    /// to [`MAX_BUFFER_DEPTH`](crate::limits::MAX_BUFFER_DEPTH)), credit flow
     /// control.
     pub fn new(vcs: usize, depth: usize) -> crate::Result<Self> {
         Self::with_flow_control(vcs, depth, false)
@@ -134,7 +134,7 @@ impl<const W: usize> VcController<W> {
             name,
             "buffer depth D (flits)",
             depth,
-            (lowest, super::flow_control::MAX_DEPTH),
+            (lowest, crate::limits::MAX_BUFFER_DEPTH as usize),
             why,
         )?;
         Ok(Self::with_flow_control_unchecked(vcs, depth, on_off))

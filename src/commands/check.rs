@@ -7,7 +7,7 @@ use crate::cli::CheckArgs;
 use crate::error::{Error, Result};
 use crate::spec::Topology;
 
-use crate::limits::MAX_CHECK_NODES as CHECK_MAX_NODES;
+use crate::limits::{MAX_CHECK_DIMS, MAX_CHECK_NODES, MAX_CHECK_RADIX, MAX_VCS};
 
 /// Checks the relation `args` describe; [`Outcome::Failed`] when it is
 /// not proved.
@@ -15,9 +15,9 @@ pub fn run(args: &CheckArgs) -> Result<Outcome> {
     let algorithm = args.algorithm;
     let topology = args.topology.unwrap_or(Topology::Mesh);
     let dims = args.dims.unwrap_or(2);
-    if !(1..=16).contains(&dims) {
+    if !(1..=i64::from(MAX_CHECK_DIMS)).contains(&dims) {
         return Err(Error::InvalidSpec(format!(
-            "--dims {dims} is out of range: the checker takes 1 to 16 dimensions"
+            "--dims {dims} is out of range: the checker takes 1 to {MAX_CHECK_DIMS} dimensions"
         )));
     }
     let dims = dims as u32;
@@ -30,18 +30,19 @@ pub fn run(args: &CheckArgs) -> Result<Outcome> {
             )))
         }
         (_, None) => 4,
-        (_, Some(k)) if (2..=64).contains(&k) => k as u32,
+        (_, Some(k)) if (2..=i64::from(MAX_CHECK_RADIX)).contains(&k) => k as u32,
         (_, Some(k)) => {
             return Err(Error::InvalidSpec(format!(
-                "--radix {k} is out of range: the checker takes 2 to 64 nodes per dimension"
+                "--radix {k} is out of range: the checker takes 2 to {MAX_CHECK_RADIX} nodes \
+                 per dimension"
             )))
         }
     };
     let nodes = (radix as u64).saturating_pow(dims);
-    if nodes > CHECK_MAX_NODES {
+    if nodes > MAX_CHECK_NODES {
         return Err(Error::InvalidSpec(format!(
             "a {radix}-ary {dims}-dimensional {topology} has {nodes} nodes: the checker \
-             explores every source and destination and takes at most {CHECK_MAX_NODES} \
+             explores every source and destination and takes at most {MAX_CHECK_NODES} \
              nodes (e.g. --radix 16 --dims 2)"
         )));
     }
@@ -52,12 +53,11 @@ pub fn run(args: &CheckArgs) -> Result<Outcome> {
     })?;
     let vcs = match args.vcs {
         None => algorithm.min_vcs(topology, dims),
-        Some(v) if (1..=crate::spec::MAX_VCS as i64).contains(&v) => v as u32,
+        Some(v) if (1..=i64::from(MAX_VCS)).contains(&v) => v as u32,
         Some(v) => {
             return Err(Error::InvalidSpec(format!(
-                "--vcs {v} is out of range: the checker takes 1 to {} virtual channels per \
-                 physical channel",
-                crate::spec::MAX_VCS
+                "--vcs {v} is out of range: the checker takes 1 to {MAX_VCS} virtual channels \
+                 per physical channel"
             )))
         }
     };

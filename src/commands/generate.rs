@@ -19,7 +19,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Some(path) => SpecInput::from_file(path)?,
         None => SpecInput::default(),
     };
-    let resolved = file.overlay(cli.spec.to_input()).resolve()?;
+    let resolved = file.overlay(cli.spec.input.clone()).resolve()?;
     let tech = load_tech(cli.tech.as_deref())?;
     let files = output::render(&resolved.spec, &tech)?;
     output::write_dir(out, &files)?;

@@ -93,7 +93,7 @@ fn resolve_spec(args: &SpecArgs, base: SpecInput) -> Result<Resolved> {
         Some(path) => SpecInput::from_file(path)?,
         None => SpecInput::default(),
     };
-    base.overlay(file).overlay(args.to_input()).resolve()
+    base.overlay(file).overlay(args.input.clone()).resolve()
 }
 
 /// Writes `text` to `path`, naming the file on failure.

@@ -4,6 +4,7 @@
 use super::{load_tech, to_json, Outcome};
 use crate::cli::{Format, ModelArgs};
 use crate::error::{Error, Result};
+use crate::limits::{MAX_COST_MODEL_DIMS, MAX_COST_MODEL_VCS};
 use crate::model::{self, paper, ModelInput};
 use crate::spec::Topology;
 
@@ -19,9 +20,9 @@ pub fn run(args: &ModelArgs) -> Result<Outcome> {
             "routergen model needs --algo and --dims, or --paper-tables".into(),
         ));
     };
-    if !(1..=32).contains(&dims) {
+    if !(1..=i64::from(MAX_COST_MODEL_DIMS)).contains(&dims) {
         return Err(Error::InvalidSpec(format!(
-            "--dims {dims} is out of range: the model takes 1 to 32 dimensions"
+            "--dims {dims} is out of range: the model takes 1 to {MAX_COST_MODEL_DIMS} dimensions"
         )));
     }
     let dims = dims as u32;
@@ -38,10 +39,11 @@ pub fn run(args: &ModelArgs) -> Result<Outcome> {
     })?;
     let vcs = match args.vcs {
         None => ModelInput::chien_vcs(algorithm, topology, dims),
-        Some(v) if (1..=64).contains(&v) => v as u32,
+        Some(v) if (1..=i64::from(MAX_COST_MODEL_VCS)).contains(&v) => v as u32,
         Some(v) => {
             return Err(Error::InvalidSpec(format!(
-                "--vcs {v} is out of range: the model takes 1 to 64 virtual channels per \
+                "--vcs {v} is out of range: the model takes 1 to {MAX_COST_MODEL_VCS} virtual \
+                 channels per \
                  physical channel (1 means none to multiplex)"
             )))
         }

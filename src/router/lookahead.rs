@@ -1,6 +1,6 @@
 //! Look-ahead routing (LAPSES §3.2, Figure 4) compiled for the router.
 //!
-//! With `--lookahead` a head flit carries, above its address fields, one bit
+//! With `lookahead = true` a head flit carries, above its address fields, one bit
 //! per port of the router it is arriving at: the ports the routing relation
 //! permits there (docs/interface.md, "Head flit"). A router reads its
 //! current hop from that field instead of decoding the address, and

@@ -12,7 +12,7 @@
 //! - Flow-control units (Chien: FC): one [`FlowControlUnit`] receive
 //!   buffer of D flits per input VC; a flit goes to the buffer its `in_vc`
 //!   names, and each slot freed pulses `p<q>_in_credit[c]` upstream. The
-//!   flits sit in flip-flops, or with `--buffers bram` in a block RAM per
+//!   flits sit in flip-flops, or with `buffers = bram` in a block RAM per
 //!   input VC with the address and look-ahead fields also in flip-flops
 //!   (the decoders read them); the router behaves the same either way.
 //! - Address decoders (Chien: AD): one [`AddressDecoder`] per input VC,
@@ -29,15 +29,15 @@
 //!   compiled from the routing relation ([`tables::compile`], which proves
 //!   at every node, destination and input that the key decides the
 //!   relation's answer) maps the key to the permitted output VCs.
-//!   With `--table economical` (LAPSES §5.2.1) the decoder reduces the
+//!   With `table = economical` (LAPSES §5.2.1) the decoder reduces the
 //!   address to the sign vector of (destination - node id) and drives the
 //!   word line of that entry of the router's one programmable table of 3^n
 //!   entries (flip-flops: per entry the permitted ports and a VC class,
 //!   [`tables::EsContents`]), read by every input port at once; reset
 //!   loads the contents [`tables::economical`] derives from the compiled
 //!   relation, and `cfg_*` (docs/interface.md) rewrites an entry.
-//!   With `--table full` (LAPSES §5) an entry per destination and with
-//!   `--table meta` (§5.1.1) an entry per node of the router's cluster
+//!   With `table = full` (LAPSES §5) an entry per destination and with
+//!   `table = meta` (§5.1.1) an entry per node of the router's cluster
 //!   and per other cluster ([`tables::full`], [`tables::meta`]): the glue
 //!   compares the head's absolute address (and for the meta table the
 //!   cluster coordinates of `node_id`) with each entry's coordinates to
@@ -107,7 +107,7 @@
 //!
 //! # Look-ahead routing
 //!
-//! With `--lookahead` (LAPSES §3.2, [`lookahead`]) a head flit arriving on
+//! With `lookahead = true` (LAPSES §3.2, [`lookahead`]) a head flit arriving on
 //! a link carries the ports the relation permits here (on a torus with a
 //! dateline bit per port); the port's VC
 //! allocation reads its candidates from that field (the field's VCs from a
@@ -130,7 +130,7 @@
 //!
 //! # On/off flow control
 //!
-//! With `--flow-control on-off` each input VC's buffer raises its level
+//! With `flow_control = on-off` each input VC's buffer raises its level
 //! `p<q>_in_credit[c]` while at least [`ON_OFF_SLACK`] = 2 of its D slots
 //! are free, and each output VC may send only while the flip-flop `on`
 //! holds a high downstream level. The threshold is the round trip of this
@@ -149,13 +149,13 @@
 //! VCs of a port whose level is high.
 //!
 //! Departure from Chien §5 (Figures 5-8): every algorithm uses this one
-//! organization by default (`--datapath unified`). Chien's dimension
+//! organization by default (`datapath = unified`). Chien's dimension
 //! slices (one 3x3 crossbar per dimension for dimension order, §5.1,
-//! Figure 5) are built with `--datapath sliced` ([`sliced`]: a router of
+//! Figure 5) are built with `datapath = sliced` ([`sliced`]: a router of
 //! n such routers of 1-D networks), and so are the plane slices of
 //! planar-adaptive routing on meshes (§5.2, Figure 6; [`planes`]: n-1
 //! routers of 2-D meshes); *-channels' crossbar with a port per virtual
-//! channel (§5.4, Figure 8) is built with `--datapath vc-ports` for
+//! channel (§5.4, Figure 8) is built with `datapath = vc-ports` for
 //! *-channels and Duato ([`vcports`]: this router over P V ports of one VC
 //! each, and a VC controller per link).
 //!
@@ -167,11 +167,12 @@
 //! address fields of `RouterSpec::address_field_bits` must fit the flit),
 //! credit or on/off flow control (D >= 2), look-ahead (on tori up to 8
 //! ports), no routing table, the economical-storage table (meshes and
-//! hypercubes), the full table (at most [`tables::MAX_FULL_ENTRIES`]
-//! nodes) or the meta table (at most [`tables::MAX_META_NODES`] nodes,
-//! where the deadlock checker proves the relation it restricts), W = 16,
-//! 32 or 64,
-//! P <= 16, V <= 16, D <= 16. [`matrix`] lists the configurations the
+//! hypercubes), the full table (at most [`MAX_FULL_TABLE_NODES`]
+//! nodes) or the meta table (at most
+//! [`MAX_META_TABLE_NODES`](crate::limits::MAX_META_TABLE_NODES) nodes,
+//! where the deadlock checker proves the relation it restricts), W in
+//! [`ROUTER_FLIT_WIDTHS`], P <= [`MAX_PORTS`], V <= [`MAX_VCS`], D <=
+//! [`MAX_BUFFER_DEPTH`] (every limit in one table: [`crate::limits`]). [`matrix`] lists the configurations the
 //! tests build. Everything else returns `Error::InvalidSpec` naming what
 //! is not supported yet.
 //!
@@ -216,11 +217,14 @@ pub mod tables;
 pub mod unified;
 pub mod vcports;
 
-use crate::limits::{MAX_NODES, ROUTER_FLIT_WIDTHS};
+use crate::limits::{
+    MAX_BUFFER_DEPTH, MAX_FULL_TABLE_NODES, MAX_NODES, MAX_PORTS, MAX_TABLE_VC_CLASSES, MAX_VCS,
+    ROUTER_FLIT_WIDTHS,
+};
 use rust_hdl::prelude::*;
 
 use crate::algo::{Knobs, Network, Relation};
-use crate::blocks::flow_control::{COUNT_BITS, MAX_DEPTH};
+use crate::blocks::flow_control::COUNT_BITS;
 use crate::blocks::rename_top;
 use crate::error::{Error, Result};
 use crate::spec::{FlowControl, RouterDatapath, RouterSpec, TableStorage, Topology};
@@ -229,19 +233,22 @@ pub use organization::Organization;
 use std::cell::RefCell;
 use tables::CompiledTable;
 
-/// Bits of a VC number inside the router (V up to 16).
+/// Bits of a VC number inside the router (V up to [`MAX_VCS`]).
 pub const VC_BITS: usize = 4;
+const _: () = assert!(1 << VC_BITS == MAX_VCS as usize);
 // The VC controllers put their VC numbers on the router's output ports as
 // they are.
 const _: () = assert!(VC_BITS == crate::blocks::vc_controller::VC_BITS);
-/// Bits of a port number inside the router (P up to 16).
+/// Bits of a port number inside the router (P up to [`MAX_PORTS`]).
 pub const PORT_BITS: usize = crate::blocks::arbiter::PORT_BITS;
+const _: () = assert!(1 << PORT_BITS == MAX_PORTS as usize);
 
 type Count = Bits<COUNT_BITS>;
 type VcId = Bits<VC_BITS>;
 type PortId = Bits<PORT_BITS>;
 /// Bits of a VC class register of the economical-storage table.
 pub const CLASS_BITS: usize = 4;
+const _: () = assert!(1 << CLASS_BITS == MAX_TABLE_VC_CLASSES);
 type ClassId = Bits<CLASS_BITS>;
 type EsAddr = Bits<{ crate::blocks::es_table::ADDR_BITS }>;
 /// Bits of a look-ahead field register: P bits, 2P on a torus, whose
@@ -265,10 +272,10 @@ fn unsupported(what: String) -> Error {
          hypercubes of at most {MAX_NODES} nodes with every algorithm, relative or \
          absolute addressing, credit or on/off flow control, look-ahead (on tori up to 8 \
          ports), no routing table, an economical-storage one, a full one of at most \
-         {} entries or a meta one, flit \
-         widths 16, 32 and 64, at most 16 ports, 16 virtual channels and {MAX_DEPTH}-flit \
+         {MAX_FULL_TABLE_NODES} entries or a meta one, flit widths {}, at most \
+         {MAX_PORTS} ports, {MAX_VCS} virtual channels and {MAX_BUFFER_DEPTH}-flit \
          buffers)",
-        tables::MAX_FULL_ENTRIES
+        crate::spec::names::one_of(&ROUTER_FLIT_WIDTHS)
     ))
 }
 
@@ -334,7 +341,7 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
     if !ROUTER_FLIT_WIDTHS.contains(&spec.flit_width) {
         return Err(unsupported(format!("flit width {}", spec.flit_width)));
     }
-    if !(1..=MAX_DEPTH as u32).contains(&spec.buffer_depth) {
+    if !(1..=MAX_BUFFER_DEPTH).contains(&spec.buffer_depth) {
         return Err(unsupported(format!("buffer depth {}", spec.buffer_depth)));
     }
     if spec.vcs as usize > 1 << VC_BITS {
@@ -413,8 +420,8 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
 /// and hypercubes), V = the algorithm's minimum and one more, relative and
 /// absolute addressing, radix 4 on meshes and tori, flit widths 16, 32 and
 /// 64 taken in turn (124 configurations); dimension order sliced
-/// (`--datapath sliced`) on a 3-D torus and a 4-cube; and a crossbar port
-/// per VC (`--datapath vc-ports`) for *-channels on a 2-D torus and Duato
+/// (`datapath = sliced`) on a 3-D torus and a 4-cube; and a crossbar port
+/// per VC (`datapath = vc-ports`) for *-channels on a 2-D torus and Duato
 /// on a 3-D mesh and a 3-cube (129 in all).
 pub fn matrix() -> Vec<RouterSpec> {
     use crate::spec::names::Named;

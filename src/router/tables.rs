@@ -31,11 +31,12 @@ use crate::blocks::address_decoder::{signs_of, DecoderShape, Row, Sign, CODE_BIT
 use crate::blocks::es_table::Entry;
 use crate::error::{Error, Result};
 use crate::interface::{deciding_inputs, entry_port, input_through, HeadFormat};
+use crate::limits::{
+    MAX_DECODER_KEYS, MAX_ECONOMICAL_DIMS, MAX_FULL_TABLE_NODES, MAX_META_TABLE_NODES,
+    MAX_TABLE_VC_CLASSES,
+};
 use crate::spec::Addressing;
 use rayon::prelude::*;
-
-/// Largest number of keys a decoder table holds.
-pub const MAX_ROWS: usize = 4096;
 
 /// A relation as the router's hardware holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +45,7 @@ pub struct CompiledTable {
     pub shape: DecoderShape,
     /// Key -> permitted output VCs (bit o V + v), sorted by key.
     pub rows: Vec<Row>,
-    /// With `--table economical`: the reset contents of the router's
+    /// With `table = economical`: the reset contents of the router's
     /// programmable table, which then replaces `rows` in the hardware.
     pub es: Option<EsContents>,
     /// Whether an output VC may take a new packet only once its downstream
@@ -57,7 +58,7 @@ pub struct CompiledTable {
     /// Dimension order, the turn models and planar-adaptive are proved on
     /// the whole channel dependency graph, where such a wait adds no arc.
     pub atomic: bool,
-    /// With `--lookahead`: the VCs each look-ahead field permits.
+    /// With `lookahead = true`: the VCs each look-ahead field permits.
     pub la: Option<super::lookahead::LookaheadTable>,
     /// Per input port q, bit o: some packet that can arrive on q (injected
     /// there, or sent by the upstream router's relation) may leave by
@@ -350,9 +351,9 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
             Ok(map) => seen = map,
         }
     }
-    if seen.len() > MAX_ROWS {
+    if seen.len() > MAX_DECODER_KEYS {
         return refuse(format!(
-            "the decoder table would hold {} routing keys (at most {MAX_ROWS})",
+            "the decoder table would hold {} routing keys (at most {MAX_DECODER_KEYS})",
             seen.len()
         ));
     }
@@ -435,13 +436,6 @@ pub fn reach(rel: &Relation) -> (Vec<u64>, Vec<u64>) {
     arrive[0] = (1u64 << rel.vcs) - 1;
     (reach, arrive)
 }
-
-/// Largest number of dimensions of the router's economical-storage table
-/// (3^4 = 81 entries, the block's 7-bit entry address).
-pub const MAX_ES_DIMS: usize = crate::limits::MAX_ECONOMICAL_DIMS as usize;
-
-/// Largest number of VC classes (the router's 4-bit class registers).
-pub const MAX_CLASSES: usize = 16;
 
 /// Which table a router holds (LAPSES §5, Table 5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -743,10 +737,10 @@ fn vc_list(mask: u32, vcs: usize) -> String {
 pub fn economical(table: &CompiledTable) -> Result<EsContents> {
     let shape = &table.shape;
     let (n, p, v) = (shape.dims, shape.ports, shape.vcs);
-    if n > MAX_ES_DIMS {
+    if n > MAX_ECONOMICAL_DIMS as usize {
         return Err(Error::invalid(format!(
-            "the economical-storage table holds 3^n entries for at most {MAX_ES_DIMS} \
-             dimensions (3^{MAX_ES_DIMS} = 81), not {n}"
+            "the economical-storage table holds 3^n entries for at most \
+             {MAX_ECONOMICAL_DIMS} dimensions (3^{MAX_ECONOMICAL_DIMS} = 81), not {n}"
         )));
     }
     // Per entry: the VCs permitted on each port (0 where the port is not).
@@ -814,9 +808,10 @@ fn assign_classes(wanted: &[Vec<u32>], p: usize, v: usize) -> Result<(Vec<Entry>
         }
         entries[e].class = c as u8;
     }
-    if classes.len() > MAX_CLASSES {
+    if classes.len() > MAX_TABLE_VC_CLASSES {
         return Err(Error::invalid(format!(
-            "the relation needs {} VC classes in its routing table (at most {MAX_CLASSES})",
+            "the relation needs {} VC classes in its routing table (at most \
+             {MAX_TABLE_VC_CLASSES})",
             classes.len()
         )));
     }
@@ -840,14 +835,6 @@ fn assign_classes(wanted: &[Vec<u32>], p: usize, v: usize) -> Result<(Vec<Entry>
     }
     Ok((entries, classes))
 }
-
-/// Largest full table the router holds: its reset contents are a ROM of
-/// nodes x entries (node_id -> contents), N^2 entries.
-pub const MAX_FULL_ENTRIES: usize = crate::limits::MAX_FULL_TABLE_NODES as usize;
-
-/// Largest network whose meta table the router holds (the reset ROM has
-/// N x (k^s + k^(n-s)) entries).
-pub const MAX_META_NODES: usize = crate::limits::MAX_META_TABLE_NODES as usize;
 
 /// Per port, the VCs of `hops` (bit v).
 fn port_vcs(net: &Network, hops: &[Hop], p: usize) -> Vec<u32> {
@@ -904,10 +891,10 @@ fn by_node(
 pub fn full(rel: &Relation, table: &CompiledTable) -> Result<EsContents> {
     let net = &rel.net;
     let nodes = net.nodes() as usize;
-    if nodes > MAX_FULL_ENTRIES {
+    if nodes as u64 > MAX_FULL_TABLE_NODES {
         return Err(Error::invalid(format!(
             "the full routing table has one entry per node, {nodes} here; the router holds \
-             at most {MAX_FULL_ENTRIES} (its reset contents are a ROM of nodes x entries, \
+             at most {MAX_FULL_TABLE_NODES} (its reset contents are a ROM of nodes x entries, \
              {nodes} x {nodes} here): use table = meta or none"
         )));
     }
@@ -950,10 +937,10 @@ pub fn meta(
 ) -> Result<EsContents> {
     let net = &rel.net;
     let nodes = net.nodes() as usize;
-    if nodes > MAX_META_NODES {
+    if nodes as u64 > MAX_META_TABLE_NODES {
         return Err(Error::invalid(format!(
             "the meta routing table's reset contents are a ROM of nodes x entries; the \
-             router holds it for at most {MAX_META_NODES} nodes, not {nodes}: use table = \
+             router holds it for at most {MAX_META_TABLE_NODES} nodes, not {nodes}: use table = \
              none"
         )));
     }

@@ -559,7 +559,7 @@ fn lookahead_head_latency_is_that_of_the_router_without_it() {
     }
 }
 
-/// One cycle per router (`--pipeline 1`): a 1-flit packet from (0,0) to
+/// One cycle per router (`pipeline = 1`): a 1-flit packet from (0,0) to
 /// (3,3) of an idle 4x4 mesh passes seven routers, one cycle each (each
 /// routes the head from its look-ahead field in the cycle it arrives and
 /// sends it in the next), so 7 cycles against 14 with two cycles per

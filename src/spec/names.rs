@@ -81,6 +81,26 @@ macro_rules! named_enum {
             }
         }
 
+        impl $crate::spec::options::OptionValue for $name {
+            const KIND: $crate::spec::options::ValueKind =
+                $crate::spec::options::ValueKind::Words(|| {
+                    <$name as $crate::spec::names::Named>::TABLE
+                        .iter()
+                        .map(|&(_, name, aliases)| (name, aliases))
+                        .collect()
+                });
+            fn parse_word(word: &str) -> std::result::Result<Self, String> {
+                <$name as $crate::spec::names::Named>::parse_name(word).map_err(|e| e.to_string())
+            }
+            fn allowed() -> String {
+                let names: Vec<&str> = <$name as $crate::spec::names::Named>::TABLE
+                    .iter()
+                    .map(|&(_, name, _)| name)
+                    .collect();
+                $crate::spec::names::one_of(&names)
+            }
+        }
+
         impl std::str::FromStr for $name {
             type Err = $crate::spec::names::UnknownName;
             fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {

@@ -13,7 +13,7 @@
 //! router decodes and allocates in one cycle whether or not it looks ahead
 //! (docs/router.md, "Look-ahead routing"), so there its look-ahead saves no
 //! cycle; Table 3 adds the router that allocates from the look-ahead field
-//! in the cycle the head arrives (`--pipeline 1`), one cycle per hop.
+//! in the cycle the head arrives (`pipeline = 1`), one cycle per hop.
 //! Table 4 adds Figure 8(b)'s square clusters beside the rows of Figure
 //! 8(a), as far as the deadlock checker proves them. The page reports our
 //! figures, never the paper's.
@@ -213,7 +213,7 @@ fn input(
 }
 
 /// Table 3's router with look-ahead crossing a router in one cycle
-/// (`--pipeline 1`, docs/router.md): the head is allocated from its
+/// (`pipeline = 1`, docs/router.md): the head is allocated from its
 /// look-ahead field in the cycle it arrives.
 fn one_cycle_router(side: u32) -> Result<RouterSpec> {
     spec_of(SpecInput {

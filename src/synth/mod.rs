@@ -91,7 +91,7 @@ impl Target {
         Ok(())
     }
 
-    /// Block RAMs one input buffer of `w`-bit flits takes with `--buffers
+    /// Block RAMs one input buffer of `w`-bit flits takes with `buffers =
     /// bram` (at most 16 entries): a 256 x 16 SB_RAM40_4K per 16 bits, a
     /// 512 x 36 DP16KD per 36 bits.
     pub fn rams_per_buffer(self, w: u32) -> u32 {

@@ -184,7 +184,7 @@ fn lookahead_matches_the_model() {
     );
 }
 
-/// One cycle per router (`--pipeline 1`): a mesh under dimension order
+/// One cycle per router (`pipeline = 1`): a mesh under dimension order
 /// through its core, Duato on a mesh and dimension order on a torus
 /// through the top module; the faulty copy never routes a head flit
 /// arriving on port 1's VC 0 in the cycle it arrives (it waits a cycle in

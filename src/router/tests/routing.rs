@@ -321,7 +321,7 @@ fn scoreboard_lookahead() {
     }
 }
 
-/// One cycle per router (`--pipeline 1`): heads routed from their
+/// One cycle per router (`pipeline = 1`): heads routed from their
 /// look-ahead field in the cycle they arrive, under the checks of
 /// [`scoreboard`]; a mesh under dimension order and Duato, on/off flow
 /// control, block-RAM buffers, a hypercube and a torus (dateline bits).

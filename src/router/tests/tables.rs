@@ -1,4 +1,4 @@
-//! The routing tables (`--table`): loaded at reset they route as the
+//! The routing tables (`table`): loaded at reset they route as the
 //! relation; reprogrammed through `cfg_*` they route as programmed.
 
 use super::*;

@@ -286,7 +286,7 @@ fn atomic_allocation_on_two_vcs_waits_for_the_credit_of_one_flit_packets() {
     }
 }
 
-/// One cycle per router (`--pipeline 1`), through the top-level ports and
+/// One cycle per router (`pipeline = 1`), through the top-level ports and
 /// worked out from docs/interface.md: node (1,1) of a 4x4 mesh under
 /// dimension order with look-ahead. A 5-flit packet for (3,1) arrives on
 /// port 2 (the link from (0,1), travelling +x) from cycle 2 on, one flit

@@ -12,7 +12,7 @@
 //! - [`route`]: per input port one waiting head flit, its decoders and the
 //!   look-ahead decoders, its permitted output VCs;
 //! - [`routing_table`]: the programmable table's word lines, contents,
-//!   programming and reset ROM (`--table`);
+//!   programming and reset ROM (`table`);
 //! - [`vc_alloc`]: output VCs to waiting head flits, the look-ahead mux,
 //!   the held output VCs;
 //! - [`switch_alloc`]: per input port one flit with a credit, per output
@@ -129,7 +129,7 @@ pub struct Unified<const W: usize> {
     ab: usize,
     /// Bits of the look-ahead field (`spec::lookahead_field_bits`; 0 without).
     fb: usize,
-    /// One cycle per router (`--pipeline 1`): a head flit arriving into an
+    /// One cycle per router (`pipeline = 1`): a head flit arriving into an
     /// empty input VC is routed and allocated in the cycle it arrives
     /// ([`route`]).
     bypass: bool,

@@ -1,4 +1,4 @@
-//! The programmable routing table (`--table`): economical storage (LAPSES
+//! The programmable routing table (`table`): economical storage (LAPSES
 //! §5.2.1, one entry per sign vector, its word line driven by the address
 //! decoder), full (§5, an entry per destination) or meta (§5.1.1, an entry
 //! per node of the router's cluster and per other cluster), whose word
