@@ -93,7 +93,7 @@ pub fn run(args: &ProveArgs) -> Result<Outcome> {
 /// proof holds or the mutant fails it (with its trace where it asks for
 /// one), `FAILED` otherwise.
 fn run_suite(args: &ProveArgs) -> Result<Outcome> {
-    if args.spec.config.is_some() || args.spec.to_input() != SpecInput::default() {
+    if args.spec.config.is_some() || args.spec.input != SpecInput::default() {
         return Err(Error::InvalidSpec(
             "--all runs routergen's own proof suite, each proof at its own sizes: give no \
              spec options with it"
