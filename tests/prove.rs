@@ -304,8 +304,8 @@ const DROPS_A_FLIT: (&str, &str) = (
 
 /// A router mutant: the first output VC starts with 3 credits, not D = 2.
 const COUNTS_3_CREDITS: (&str, &str) = (
-    "if (rst) credits_d[0 +: 5] = 5'd2;",
-    "if (rst) credits_d[0 +: 5] = 5'd3;",
+    "count_d[(k)*5 +: 5] = depth;",
+    "count_d[(k)*5 +: 5] = (k == 0) ? 5'd3 : depth;",
 );
 
 /// The router's bounded properties fail, through `make prove` in an output

@@ -197,9 +197,7 @@ const ORDER: [&str; 25] = [
     "switch_allocator",
     "second_switch_allocator",
     "crossbar",
-    "credits",
-    "on",
-    "busy",
+    "output_unit",
     "slices",
     "vcc",
 ];
