@@ -333,7 +333,7 @@ mod tests {
                 may0[k] = u64::from(c || (!self.on_off && self.count[k] != 0));
                 may1[k] = u64::from(c || (!self.on_off && self.count[k] > 1));
             }
-            let mut out = [data, valid, head, tail.clone(), out_vc.clone(), busy].concat();
+            let mut out = [data, valid.clone(), head, tail.clone(), out_vc.clone(), busy].concat();
             if self.on_off {
                 out.extend(self.level.iter().map(|&l| u64::from(l)));
             } else {
