@@ -382,7 +382,7 @@ fn generated_checks_pass_and_catch_mutants_on_off() {
             "deaf",
             // Output VC 3 ({port 1, VC 1} of the may-send flags) sends
             // whatever its downstream level.
-            "msend0[17] = out_credit_3; msend1[17] = out_credit_3;",
+            "msend0[17] = output_unit_may_send0[3]; msend1[17] = output_unit_may_send1[3];",
             "msend0[17] = 1'b1; msend1[17] = 1'b1;",
             "low level",
             &["sim"][..],

@@ -176,7 +176,7 @@ fn file_role(path: &str, name: &str) -> String {
 
 /// Pipeline order for the instance list (docs/router.md, "Pipeline
 /// stages"); names not listed come last.
-const ORDER: [&str; 25] = [
+const ORDER: [&str; 23] = [
     "flow_control_unit",
     "address_decoder",
     "arrival_decoder",
@@ -197,9 +197,7 @@ const ORDER: [&str; 25] = [
     "switch_allocator",
     "second_switch_allocator",
     "crossbar",
-    "credits",
-    "on",
-    "busy",
+    "output_unit",
     "slices",
     "vcc",
 ];

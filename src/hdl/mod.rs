@@ -605,8 +605,44 @@ impl Writer<'_> {
             s.push_str("    end\n");
         }
         s.push_str("endmodule\n");
-        Ok(s)
+        Ok(without_unused_localparams(&s))
     }
+}
+
+/// A module's text without the `localparam`s nothing in it reads (a
+/// block's constants for a mode it is not built in), which Verilator
+/// flags (UNUSEDPARAM).
+fn without_unused_localparams(module: &str) -> String {
+    let lines: Vec<&str> = module.lines().collect();
+    let declared = |line: &str| -> Option<String> {
+        let rest = line.trim_start().strip_prefix("localparam ")?;
+        let name = rest.split('=').next()?.split_whitespace().last()?;
+        Some(name.to_string())
+    };
+    let mut out = String::with_capacity(module.len());
+    for (i, line) in lines.iter().enumerate() {
+        let unused = declared(line).is_some_and(|name| {
+            !lines
+                .iter()
+                .enumerate()
+                .any(|(j, other)| j != i && has_word(other, &name))
+        });
+        if !unused {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Whether `word` stands in `line` as a whole identifier.
+fn has_word(line: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    line.match_indices(word).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + word.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
 }
 
 /// Where the elements of a module's Vecs live: by name (`x$3`), and by
@@ -991,6 +1027,21 @@ mod tests {
             respell("a$b = $signed(c$0) + 32'h1f; d$q <= 4'b10$;"),
             "a_b = $signed(c_0) + 32'h1f; d_q <= 4'b10$;"
         );
+    }
+
+    #[test]
+    fn only_the_localparams_the_module_reads_stay() {
+        let module = "module m (input wire [4:0] a, output reg b);\n\
+                      \x20   localparam depth = 5'b11;\n\
+                      \x20   localparam [9:0] full = {5'b10, 5'b11};\n\
+                      \x20   localparam depth_1 = 5'b10;\n\
+                      \x20   always @(*) b = a == full[4:0] | a == depth_1;\n\
+                      endmodule\n";
+        let kept = without_unused_localparams(module);
+        assert!(!kept.contains("localparam depth ="), "{kept}");
+        assert!(kept.contains("localparam [9:0] full"), "{kept}");
+        assert!(kept.contains("localparam depth_1"), "{kept}");
+        assert_eq!(kept.lines().count(), module.lines().count() - 1);
     }
 
     #[test]

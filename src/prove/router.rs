@@ -140,7 +140,7 @@ endmodule
 /// Beside the ports it reads two kinds of internal register
 /// ([`Proof::probes`]): each input VC's buffer occupancy (the count of its
 /// flow-control unit, `fcu_i`) and each output VC's credit counter
-/// (`credits$j`), so that it can state, per input VC, credits returned
+/// (`output_unit.count`), so that it can state, per input VC, credits returned
 /// exactly once per flit: the sender's credits plus the flits in the
 /// buffer are D in every cycle (a flit lost or a credit returned twice or
 /// never breaks it); per output VC, the router's credit counter equals
@@ -229,9 +229,10 @@ pub(crate) fn credit_harness(spec: &RouterSpec, top: &str) -> Result<Option<Harn
     let ports = spec.physical_ports() as usize;
     let v = spec.vcs as usize;
     let core = format!("{name}_core");
+    let output_unit = format!("{core}_output_unit");
     let (Some(cb), Some((kb, _))) = (
         register_bits(&rtl, &format!("{core}_flow_control_unit"), "count"),
-        register_element(&rtl, &core, "credits", 0, ports * v),
+        register_element(&rtl, &output_unit, "count", 0, ports * v),
     ) else {
         return Ok(None);
     };
@@ -269,13 +270,13 @@ pub(crate) fn credit_harness(spec: &RouterSpec, top: &str) -> Result<Option<Harn
                 cb1 = cb - 1,
                 kb1 = kb - 1,
             );
-            let credits = register_element(&rtl, &core, "credits", i, ports * v)
+            let credits = register_element(&rtl, &output_unit, "count", i, ports * v)
                 .map_or_else(String::new, |(_, select)| select);
             probes.push((
                 format!("occ{i}"),
                 format!("dut.core.{}.count", crate::router::buffer_instance(i)),
             ));
-            probes.push((format!("ocr{i}"), format!("dut.core.{credits}")));
+            probes.push((format!("ocr{i}"), format!("dut.core.output_unit.{credits}")));
         }
         let _ = writeln!(
             s,
@@ -610,29 +611,37 @@ pub(crate) mod tests {
         .spec
     }
 
-    /// Whether `path` (`fcu[9].unit.count`, `credits[49:45]`, `routed[3]`)
-    /// names a register of the router `rtl` whose core is `core`: a
-    /// register of the flow-control unit inside an instance of the generate
-    /// loop over the buffers, or bits of a register vector of the core.
+    /// Whether `path` (`fcu[9].unit.count`, `output_unit.count[49:45]`,
+    /// `routed[3]`) names a register of the router `rtl` whose core is
+    /// `core`: a register of the flow-control unit inside an instance of
+    /// the generate loop over the buffers, bits of a register vector of
+    /// the module of one instance, or of the core.
     pub(crate) fn names_a_register(rtl: &str, core: &str, path: &str) -> bool {
-        if let Some((inst, reg)) = path.rsplit_once('.') {
-            let Some((label, k)) = inst
-                .strip_suffix("].unit")
-                .and_then(|i| i.split_once('['))
-                .and_then(|(l, k)| Some((l, k.parse::<usize>().ok()?)))
-            else {
-                return false;
-            };
-            let count = rtl.lines().find_map(|l| {
-                l.trim()
-                    .strip_prefix("for (g = 0; g < ")?
-                    .strip_suffix(&format!("; g = g + 1) begin : {label}"))?
-                    .parse::<usize>()
-                    .ok()
-            });
-            return count.is_some_and(|n| k < n)
-                && register_bits(rtl, &format!("{core}_flow_control_unit"), reg).is_some();
-        }
+        let Some((inst, reg)) = path.rsplit_once('.') else {
+            return names_register_bits(rtl, core, path);
+        };
+        let Some((label, k)) = inst
+            .strip_suffix("].unit")
+            .and_then(|i| i.split_once('['))
+            .and_then(|(l, k)| Some((l, k.parse::<usize>().ok()?)))
+        else {
+            // One instance: its module is `<core>_<instance>`.
+            return names_register_bits(rtl, &format!("{core}_{inst}"), reg);
+        };
+        let count = rtl.lines().find_map(|l| {
+            l.trim()
+                .strip_prefix("for (g = 0; g < ")?
+                .strip_suffix(&format!("; g = g + 1) begin : {label}"))?
+                .parse::<usize>()
+                .ok()
+        });
+        count.is_some_and(|n| k < n)
+            && register_bits(rtl, &format!("{core}_flow_control_unit"), reg).is_some()
+    }
+
+    /// Whether `path` (`count[49:45]`, `routed[3]`) names bits of a
+    /// register vector of `module`.
+    fn names_register_bits(rtl: &str, module: &str, path: &str) -> bool {
         let Some((reg, select)) = path.strip_suffix(']').and_then(|p| p.split_once('[')) else {
             return false;
         };
@@ -640,12 +649,12 @@ pub(crate) mod tests {
             .split(':')
             .next()
             .and_then(|t| t.parse::<usize>().ok());
-        matches!((top, register_bits(rtl, core, reg)), (Some(t), Some(w)) if t < w)
+        matches!((top, register_bits(rtl, module, reg)), (Some(t), Some(w)) if t < w)
     }
 
     /// The credit proof reads registers the generated router has: each
     /// probe names a register of the RTL (`count` in the flow-control unit
-    /// `fcu[i].unit`, bits of `credits` in the core), one per input VC and one per
+    /// `fcu[i].unit`, bits of `count` in the output unit), one per input VC and one per
     /// output VC, with the counters' widths; a flow-control unit without
     /// `count` leaves the router without a credit proof rather than a job
     /// that cannot run.
@@ -665,14 +674,17 @@ pub(crate) mod tests {
                 "{wire}: no register {reg}"
             );
         }
-        assert_eq!(register_bits(rtl, &core, "credits"), Some(5 * 2 * ports));
+        assert_eq!(
+            register_bits(rtl, &format!("{core}_output_unit"), "count"),
+            Some(5 * 2 * ports)
+        );
         let sby = p.sby();
         assert!(
             sby.contains("connect -set occ9 \\dut.core.fcu[9].unit.count\n"),
             "{sby}"
         );
         assert!(
-            sby.contains("connect -set ocr9 \\dut.core.credits[49:45]\n"),
+            sby.contains("connect -set ocr9 \\dut.core.output_unit.count[49:45]\n"),
             "{sby}"
         );
         assert!(sby.contains("prove: abc pdr"), "{sby}");

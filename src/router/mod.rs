@@ -554,6 +554,7 @@ const MODULE_TITLES: &[(&str, &str)] = &[
     ("salloc", "switch_allocator"),
     ("salloc2", "second_switch_allocator"),
     ("xbar", "crossbar"),
+    ("output_unit", "output_unit"),
 ];
 
 const DECLFILENAME_WAIVER: &str = "\

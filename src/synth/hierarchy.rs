@@ -170,16 +170,8 @@ pub fn block_info(stem: &str) -> BlockInfo {
             "VC controller: switch allocation, second choices",
             Some(Module::VcController),
         ),
-        "credits" => (
-            "VC controller: output VC credit counters",
-            Some(Module::VcController),
-        ),
-        "on" => (
-            "VC controller: output VC on/off levels",
-            Some(Module::VcController),
-        ),
-        "busy" => (
-            "VC controller: output VC held by a packet",
+        "output_unit" => (
+            "VC controller: output VCs held, their credits or on/off levels",
             Some(Module::VcController),
         ),
         "ladec" | "lookahead_decoder" => (
@@ -228,9 +220,7 @@ fn block_rank(stem: &str) -> usize {
         "switch_allocator",
         "salloc2",
         "second_switch_allocator",
-        "credits",
-        "on",
-        "busy",
+        "output_unit",
         "routed",
         "rport",
         "rvc",

@@ -229,7 +229,7 @@ fn on_off_flow_control_matches_the_model() {
             ),
         ],
         (
-            "msend0[17] = out_credit_3; msend1[17] = out_credit_3;",
+            "msend0[17] = output_unit_may_send0[3]; msend1[17] = output_unit_may_send1[3];",
             "msend0[17] = 1'b1; msend1[17] = 1'b1;",
         ),
     );
@@ -308,10 +308,7 @@ pub(crate) fn cosimulate_with_mutant(configs: &[RouterSpec]) {
     // A faulty copy: an output VC stays held after its tail has left.
     cosimulate_with(
         configs,
-        (
-            "& xbar_out_tail[1]) busy_d[3] = 1'b0",
-            "& xbar_out_tail[1]) busy_d[3] = 1'b1",
-        ),
+        ("& xbar_tail[o]) begin", "& xbar_tail[o] & 1'b0) begin"),
     );
 }
 

@@ -17,7 +17,9 @@
 //!   the held output VCs;
 //! - [`switch_alloc`]: per input port one flit with a credit, per output
 //!   port one input port, the crossbar's inputs and header update;
-//! - [`outputs`]: the flits as they cross, downstream credits or levels.
+//! - [`outputs`]: the flits as they cross, downstream credits or levels:
+//!   the [`output_unit::OutputUnit`], a block of its own whose `update`
+//!   is both its model and its Verilog.
 //!
 //! The state (every flip-flop's next value) is written in one Verilog
 //! always block, each stage contributing its registers.
@@ -26,6 +28,7 @@
 // Verilog, which the co-simulation holds equal to the model.
 #[allow(clippy::needless_range_loop)]
 pub mod input_buffers;
+pub mod output_unit;
 #[allow(clippy::needless_range_loop)]
 pub mod outputs;
 #[allow(clippy::needless_range_loop)]
@@ -49,6 +52,7 @@ use crate::blocks::flow_control::{mask_for, COUNT_BITS};
 use crate::blocks::{AddressDecoder, Crossbar, FlowControlUnit, LookaheadMux, RoutingArbiter};
 use crate::error::Result;
 use crate::spec::{FlowControl, PathSelection, RouterSpec};
+use output_unit::OutputUnit;
 
 /// The blocks of a unified router and what its glue needs to know.
 pub struct Unified<const W: usize> {
@@ -93,12 +97,9 @@ pub struct Unified<const W: usize> {
     routed: Vec<DFF<Bit>>,
     rport: Vec<DFF<PortId>>,
     rvc: Vec<DFF<VcId>>,
-    /// Per output VC k = o V + v: held by a packet; downstream credits
-    /// (credit flow control) or the downstream level of the cycle before
-    /// (on/off); the other is empty.
-    busy: Vec<DFF<Bit>>,
-    credits: Vec<DFF<Count>>,
-    on: Vec<DFF<Bit>>,
+    /// Per output port its flit and VC; per output VC k = o V + v: held by
+    /// a packet, its downstream credits or level.
+    output_unit: OutputUnit<W>,
     /// Per input VC: it holds an output VC and that VC may send (a credit,
     /// or the on level), kept in a flip-flop of the input VC so that
     /// switch allocation, the router's critical path, starts from a
@@ -143,7 +144,7 @@ pub struct Unified<const W: usize> {
 transparent_block!(
     Unified<W>; tmask, tclass, fcu, dec, indec, fcand, acand, ladec, lamux, rla, valloc, salloc, salloc2,
     xbar, routed, rport,
-    rvc, busy, credits, on, cok, rptr, sptr
+    rvc, output_unit, cok, rptr, sptr
 );
 
 impl<const W: usize> Unified<W> {
@@ -250,9 +251,7 @@ impl<const W: usize> Unified<W> {
             routed: dffs(pv),
             rport: dffs(pv),
             rvc: dffs(pv),
-            busy: dffs(pv),
-            credits: dffs(if onoff { 0 } else { pv }),
-            on: dffs(if onoff { pv } else { 0 }),
+            output_unit: OutputUnit::new(p, v, d, onoff),
             cok: dffs(pv),
             rptr: dffs(p),
             sptr: dffs(p),
@@ -302,15 +301,13 @@ impl<const W: usize> Unified<W> {
         self.lookahead_mux_glue(&waiting);
         let switch = self.switch_alloc_glue();
         self.commit_glue(&waiting, &mut alloc);
-        let out_vc = self.outputs_glue(io, &switch);
+        self.outputs_glue(io, &switch, &alloc);
         // State.
         let rst = io.rst.val();
         self.switch_state_glue(io, &waiting, &alloc);
         self.held_state_glue(rst, &waiting, &alloc);
         self.pointers_glue(rst);
         self.table_state_glue(io);
-        self.busy_state_glue(rst, &alloc, &out_vc);
-        self.credit_state_glue(io, &alloc, &out_vc);
         self.route_state_glue();
     }
 
@@ -332,7 +329,7 @@ impl<const W: usize> Unified<W> {
         self.lookahead_mux_verilog(&mut line);
         self.switch_alloc_verilog(&mut line);
         self.outputs_verilog(&mut line);
-        line("// State: held output VCs, credits, round-robin pointers.".into());
+        line("// State: held output VCs, round-robin pointers.".into());
         line("always @(*) begin".into());
         self.may_send_verilog(&mut line);
         for q in 0..self.p {
@@ -341,12 +338,6 @@ impl<const W: usize> Unified<W> {
                 self.held_state_verilog(&mut line, q, c);
             }
             self.pointers_verilog(&mut line, q);
-        }
-        for o in 0..self.p {
-            for c in 0..self.v {
-                self.busy_state_verilog(&mut line, o, c);
-                self.credit_state_verilog(&mut line, o, c);
-            }
         }
         self.table_state_verilog(&mut line);
         line("end".into());
@@ -410,12 +401,8 @@ impl<const W: usize> Unified<W> {
             self.routed[i].clock.next = clk;
             self.rport[i].clock.next = clk;
             self.rvc[i].clock.next = clk;
-            self.busy[i].clock.next = clk;
         }
-        for r in self.credits.iter_mut() {
-            r.clock.next = clk;
-        }
-        for r in self.on.iter_mut().chain(self.cok.iter_mut()) {
+        for r in self.cok.iter_mut() {
             r.clock.next = clk;
         }
         for r in self.fcand.iter_mut().chain(self.acand.iter_mut()) {
@@ -452,13 +439,8 @@ impl<const W: usize> Unified<W> {
             line(format!("    fcu${i}$clock = clock; fcu${i}$rst = rst;"));
             line(format!(
                 "    routed${i}$clock = clock; rport${i}$clock = clock; rvc${i}$clock = clock; \
-                 busy${i}$clock = clock; cok${i}$clock = clock;"
+                 cok${i}$clock = clock;"
             ));
-            if self.onoff {
-                line(format!("    on${i}$clock = clock;"));
-            } else {
-                line(format!("    credits${i}$clock = clock;"));
-            }
         }
         for q in 0..self.p {
             line(format!(
@@ -545,18 +527,42 @@ impl<const W: usize> Logic for Unified<W> {
             u.out_ready.connect();
             u.credit_in.connect();
             u.send_req.connect();
-            for r in [&mut self.routed[i], &mut self.busy[i]] {
-                r.clock.connect();
-                r.d.connect();
-            }
+            self.routed[i].clock.connect();
+            self.routed[i].d.connect();
             self.rport[i].clock.connect();
             self.rport[i].d.connect();
             self.rvc[i].clock.connect();
             self.rvc[i].d.connect();
         }
-        connect_dffs(&mut self.credits);
         connect_dffs(&mut self.cok);
-        connect_dffs(&mut self.on);
+        let u = &mut self.output_unit;
+        u.clock.connect();
+        u.rst.connect();
+        for s in u
+            .xbar_valid
+            .iter_mut()
+            .chain(&mut u.xbar_head)
+            .chain(&mut u.xbar_tail)
+        {
+            s.connect();
+        }
+        for s in u.xbar_data.iter_mut() {
+            s.connect();
+        }
+        for s in u
+            .grant
+            .iter_mut()
+            .chain(&mut u.alloc_valid)
+            .chain(&mut u.out_credit)
+        {
+            s.connect();
+        }
+        for s in u.send_vc.iter_mut().chain(&mut u.alloc_vc) {
+            s.connect();
+        }
+        for s in u.alloc_port.iter_mut() {
+            s.connect();
+        }
         connect_dffs(&mut self.rla);
         connect_dffs(&mut self.fcand);
         connect_dffs(&mut self.acand);

@@ -286,11 +286,11 @@ impl<const W: usize> Unified<W> {
                 let next = !rst
                     && if granted {
                         // A handover: the tail leaving now is sent on it.
-                        self.may_send(io, o, vc, a.handover[q])
+                        self.may_send(o, vc, a.handover[q])
                     } else {
                         !leaves
                             && self.routed[i].q.val()
-                            && self.may_send(io, ho, hvc, self.fcu[i].out_ready.val())
+                            && self.may_send(ho, hvc, self.fcu[i].out_ready.val())
                     };
                 self.cok[i].d.next = next;
             }

@@ -18,10 +18,6 @@ use super::{LaField, PortId, Unified, VcId, CB, LA_BITS, PORT_BITS, VC_BITS};
 
 /// The allocation of one cycle.
 pub(super) struct Alloc {
-    /// Per output VC: held by a packet.
-    pub busy: Vec<bool>,
-    /// Per output VC: what it may send, its credits or its level (0 or 1).
-    pub credit: Vec<u64>,
     /// Per input port: the output (port, VC) granted to its waiting head
     /// (after [`Unified::commit_glue`]: only grants that count).
     pub alloc: Vec<Option<(usize, usize)>>,
@@ -35,13 +31,14 @@ impl<const W: usize> Unified<W> {
     pub(super) fn vc_alloc_glue(&mut self, w: &Waiting<W>, perm: &[Vec<bool>]) -> Alloc {
         let (p, v) = (self.p, self.v);
         let pv = p * v;
-        let busy: Vec<bool> = (0..pv).map(|k| self.busy[k].q.val()).collect();
+        let u = &self.output_unit;
+        let busy: Vec<bool> = (0..pv).map(|k| u.busy[k].val()).collect();
         let credit: Vec<u64> = (0..pv)
             .map(|k| {
                 if self.onoff {
-                    u64::from(self.on[k].q.val())
+                    u64::from(u.level[k].val())
                 } else {
-                    self.credits[k].q.val().to_u64()
+                    u.credits[k].val().to_u64()
                 }
             })
             .collect();
@@ -84,8 +81,6 @@ impl<const W: usize> Unified<W> {
             }
         }
         Alloc {
-            busy,
-            credit,
             alloc,
             handover: vec![false; p],
         }
@@ -125,15 +120,15 @@ impl<const W: usize> Unified<W> {
             let sum: Vec<String> = (0..v)
                 .map(|c| {
                     if self.onoff {
-                        format!("{{8'd0, on${}$q}}", o * v + c)
+                        format!("{{8'd0, output_unit$level${}}}", o * v + c)
                     } else {
-                        format!("{{{}'d0, credits${}$q}}", 9 - CB, o * v + c)
+                        format!("{{{}'d0, output_unit$credits${}}}", 9 - CB, o * v + c)
                     }
                 })
                 .collect();
             line(format!("wire [8:0] csum${o} = {};", sum.join(" + ")));
             let held: Vec<String> = (0..v)
-                .map(|c| format!("{{7'd0, busy${}$q}}", o * v + c))
+                .map(|c| format!("{{7'd0, output_unit$busy${}}}", o * v + c))
                 .collect();
             line(format!("wire [7:0] bsum${o} = {};", held.join(" + ")));
         }
@@ -156,11 +151,11 @@ impl<const W: usize> Unified<W> {
         }
         for k in 0..p * v {
             let empty = if self.atomic_at(k / v) {
-                format!(" & (credits${k}$q == {CB}'d{})", self.depth)
+                format!(" & (output_unit$credits${k} == {CB}'d{})", self.depth)
             } else {
                 String::new()
             };
-            line(format!("wire vfree${k} = ~busy${k}$q{empty};"));
+            line(format!("wire vfree${k} = ~output_unit$busy${k}{empty};"));
         }
         line("always @(*) begin".into());
         for o in 0..p {
@@ -368,43 +363,5 @@ impl<const W: usize> Unified<W> {
                  rla${i}$d = {field}; else rla${i}$d = rla${i}$q;"
             ));
         }
-    }
-
-    /// Next state of each output VC's busy flag: set when a head is
-    /// granted it, cleared when its tail leaves.
-    pub(super) fn busy_state_glue(&mut self, rst: bool, a: &Alloc, out_vc: &[usize]) {
-        let v = self.v;
-        for o in 0..self.p {
-            for c in 0..v {
-                let k = o * v + c;
-                let sent = self.xbar.out_valid[o].val() && out_vc[o] == c;
-                let taken = a.alloc.contains(&Some((o, c)));
-                self.busy[k].d.next = if rst {
-                    false
-                } else if taken {
-                    true
-                } else if sent && self.xbar.out_tail[o].val() {
-                    false
-                } else {
-                    a.busy[k]
-                };
-            }
-        }
-    }
-
-    /// [`Unified::busy_state_glue`] of output VC o V + c as Verilog.
-    pub(super) fn busy_state_verilog(&self, line: &mut impl FnMut(String), o: usize, c: usize) {
-        let (vb, pb) = (VC_BITS, PORT_BITS);
-        let k = o * self.v + c;
-        let taken: Vec<String> = (0..self.p)
-            .map(|q| format!("(acom${q} & (aport${q} == {pb}'d{o}) & (avc${q} == {vb}'d{c}))"))
-            .collect();
-        let sent = format!("(xbar$out_valid${o} & (out_vc${o} == {vb}'d{c}))");
-        line(format!(
-            "    if (rst) busy${k}$d = 1'b0; else if ({}) busy${k}$d = 1'b1; \
-             else if ({sent} & xbar$out_tail${o}) busy${k}$d = 1'b0; \
-             else busy${k}$d = busy${k}$q;",
-            taken.join(" | ")
-        ));
     }
 }
