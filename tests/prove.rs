@@ -426,8 +426,8 @@ fn output_directory_router_liveness_proof_and_mutant() {
 #[ignore = "minutes: make prove"]
 fn output_directory_router_order_proof_and_mutants() {
     let wrong_slot = (
-        "out_data = slot_data[16 +: 16];",
-        "out_data = slot_data[0 +: 16];",
+        "front = slot_data[16 +: 16];",
+        "front = slot_data[0 +: 16];",
     );
     proved_then_mutants_fail("order", "", &[wrong_slot]);
 }

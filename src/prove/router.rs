@@ -230,7 +230,7 @@ pub(crate) fn credit_harness(spec: &RouterSpec, top: &str) -> Result<Option<Harn
     let v = spec.vcs as usize;
     let core = format!("{name}_core");
     let (Some(cb), Some((kb, _))) = (
-        register_bits(&rtl, &format!("{core}_flow_control_unit"), "count"),
+        register_bits(&rtl, &format!("{core}_flow_control_unit_queue"), "count"),
         register_element(&rtl, &core, "credits", 0, ports * v),
     ) else {
         return Ok(None);
@@ -273,7 +273,7 @@ pub(crate) fn credit_harness(spec: &RouterSpec, top: &str) -> Result<Option<Harn
                 .map_or_else(String::new, |(_, select)| select);
             probes.push((
                 format!("occ{i}"),
-                format!("dut.core.{}.count", crate::router::buffer_instance(i)),
+                format!("dut.core.{}.count", crate::router::buffer_queue_instance(i)),
             ));
             probes.push((format!("ocr{i}"), format!("dut.core.{credits}")));
         }
@@ -610,14 +610,15 @@ pub(crate) mod tests {
         .spec
     }
 
-    /// Whether `path` (`fcu[9].unit.count`, `credits[49:45]`, `routed[3]`)
-    /// names a register of the router `rtl` whose core is `core`: a
-    /// register of the flow-control unit inside an instance of the generate
-    /// loop over the buffers, or bits of a register vector of the core.
+    /// Whether `path` (`fcu[9].unit.queue.count`, `credits[49:45]`,
+    /// `routed[3]`) names a register of the router `rtl` whose core is
+    /// `core`: a register of the queue of a flow-control unit inside an
+    /// instance of the generate loop over the buffers, or bits of a
+    /// register vector of the core.
     pub(crate) fn names_a_register(rtl: &str, core: &str, path: &str) -> bool {
         if let Some((inst, reg)) = path.rsplit_once('.') {
             let Some((label, k)) = inst
-                .strip_suffix("].unit")
+                .strip_suffix("].unit.queue")
                 .and_then(|i| i.split_once('['))
                 .and_then(|(l, k)| Some((l, k.parse::<usize>().ok()?)))
             else {
@@ -631,7 +632,7 @@ pub(crate) mod tests {
                     .ok()
             });
             return count.is_some_and(|n| k < n)
-                && register_bits(rtl, &format!("{core}_flow_control_unit"), reg).is_some();
+                && register_bits(rtl, &format!("{core}_flow_control_unit_queue"), reg).is_some();
         }
         let Some((reg, select)) = path.strip_suffix(']').and_then(|p| p.split_once('[')) else {
             return false;
@@ -644,8 +645,8 @@ pub(crate) mod tests {
     }
 
     /// The credit proof reads registers the generated router has: each
-    /// probe names a register of the RTL (`count` in the flow-control unit
-    /// `fcu[i].unit`, bits of `credits` in the core), one per input VC and one per
+    /// probe names a register of the RTL (`count` in the queue of the
+    /// flow-control unit `fcu[i].unit`, bits of `credits` in the core), one per input VC and one per
     /// output VC, with the counters' widths; a flow-control unit without
     /// `count` leaves the router without a credit proof rather than a job
     /// that cannot run.
@@ -668,7 +669,7 @@ pub(crate) mod tests {
         assert_eq!(register_bits(rtl, &core, "credits"), Some(5 * 2 * ports));
         let sby = p.sby();
         assert!(
-            sby.contains("connect -set occ9 \\dut.core.fcu[9].unit.count\n"),
+            sby.contains("connect -set occ9 \\dut.core.fcu[9].unit.queue.count\n"),
             "{sby}"
         );
         assert!(
@@ -678,7 +679,7 @@ pub(crate) mod tests {
         assert!(sby.contains("prove: abc pdr"), "{sby}");
         let broken = rtl.replace(" count <= ", " x <= ");
         assert_eq!(
-            register_bits(&broken, &format!("{core}_flow_control_unit"), "count"),
+            register_bits(&broken, &format!("{core}_flow_control_unit_queue"), "count"),
             None
         );
     }
