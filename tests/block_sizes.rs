@@ -6,8 +6,8 @@
 //! flit).
 
 use routergen::blocks::address_decoder::{DecoderShape, Row};
-use routergen::blocks::buffer_ram::BufferRam;
 use routergen::blocks::es_table::Entry;
+use routergen::blocks::flow_control::ram::BufferRam;
 use routergen::blocks::{
     AddressDecoder, BlockKind, BlockParams, Crossbar, EconomicalStorageTable, FlowControlUnit,
     HeaderSelector, LookaheadMux, RoutingArbiter, VcController,

@@ -11,7 +11,6 @@
 
 pub mod address_decoder;
 pub mod arbiter;
-pub mod buffer_ram;
 pub mod cosim;
 pub mod crossbar;
 pub mod es_table;
@@ -466,6 +465,15 @@ impl BlockKind {
                      and reads none of them",
                 ),
             ],
+            BlockKind::FlowControlUnit => &[(
+                "UNUSEDSIGNAL",
+                "the unit's queue shows the slot of the oldest flit now and after the \
+                 clock edge and the slots of the two flits after it; each kind of store \
+                 reads those it needs (flip-flops the slots now, block RAM the slot after \
+                 the edge, distributed RAM the oldest flit's slot now, the routing fields \
+                 beside a RAM the slots after the edge and after the oldest) and leaves \
+                 the others unread",
+            )],
             BlockKind::RoutingArbiter => &[(
                 "UNUSEDSIGNAL",
                 "out_credits is read only under MAX-CREDIT and out_mux only under \

@@ -350,7 +350,7 @@ mod tests {
                 .collect();
             let mut overflow = vec![0; v];
             // A buffer full at the start of the cycle refuses a flit even
-            // if one leaves in it (flow_control.rs).
+            // if one leaves in it (src/blocks/flow_control/).
             let full: Vec<bool> = self.buf.iter().map(|b| b.len() >= self.d).collect();
             if let Some(k) = winner {
                 let (d, h, t) = self.buf[k].pop_front().unwrap();

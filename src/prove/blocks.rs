@@ -94,7 +94,7 @@ fn props(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
 
-/// Flow-control unit (docs/blocks.md, `src/blocks/flow_control.rs`):
+/// Flow-control unit (docs/blocks.md, `src/blocks/flow_control/`):
 /// occupancy, order (tracked flit), overflow, credits or on/off level,
 /// the send-side credit counter; with `flops` (a block-RAM unit), every
 /// output equal to the flip-flop unit's in every cycle.

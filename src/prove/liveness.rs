@@ -40,10 +40,10 @@ pub const BOUND: usize = 20;
 /// properties beside it.
 ///
 /// Beyond the credit proof's probes it reads, per input VC i, whether the
-/// buffer's front slot holds a flit (`fcu_i.front_valid`), whether its
-/// packet has an output VC (`routed_i`), which one (`rport_i`, `rvc_i`)
-/// and whether the front flit leaves this cycle (`fcu_i.pop`); the
-/// downstream credits are the harness's own model of them.
+/// buffer's front slot holds a flit (`front_valid` of `fcu_i`'s queue),
+/// whether its packet has an output VC (`routed_i`), which one (`rport_i`,
+/// `rvc_i`) and whether the front flit leaves this cycle (the queue's
+/// `pop`); the downstream credits are the harness's own model of them.
 pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
     let name = spec.name();
     let top = format!("{name}_liveness_formal");
@@ -61,9 +61,8 @@ pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
         return Ok(None);
     };
     let fcu = format!("{core}_flow_control_unit");
-    if !["front_valid", "slot_data"]
-        .iter()
-        .all(|r| register_bits(&h.rtl, &fcu, r).is_some())
+    if register_bits(&h.rtl, &format!("{fcu}_queue"), "front_valid").is_none()
+        || register_bits(&h.rtl, &format!("{fcu}_flops"), "slot_data").is_none()
         || register_bits(&h.rtl, &core, "routed").is_none()
     {
         return Ok(None);
@@ -97,16 +96,16 @@ pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
             cb1 = cb - 1,
             wb1 = wb - 1,
         );
-        let unit = crate::router::buffer_instance(i);
+        let queue = crate::router::buffer_queue_instance(i);
         let element = |reg: &str| {
             register_element(&h.rtl, &core, reg, i, vcs).map_or_else(String::new, |e| e.1)
         };
         for (wire, reg) in [
-            ("fv", format!("{unit}.front_valid")),
+            ("fv", format!("{queue}.front_valid")),
             ("rt", element("routed")),
             ("rp", element("rport")),
             ("rv", element("rvc")),
-            ("pop", format!("{unit}.pop")),
+            ("pop", format!("{queue}.pop")),
         ] {
             h.probes
                 .push((format!("{wire}{i}"), format!("dut.core.{reg}")));
@@ -133,8 +132,8 @@ mod tests {
     use super::*;
 
     /// The liveness proof reads registers and wires the generated router
-    /// has (each probe's register module, or `pop` in the input VC's
-    /// flow-control unit), and its cut point names the buffers' data
+    /// has (each probe's register module, or `pop` in the queue of the input
+    /// VC's flow-control unit), and its cut point names the buffers' data
     /// registers, every one of them.
     #[test]
     fn liveness_probes_and_cuts_name_the_routers_registers() {
@@ -150,10 +149,10 @@ mod tests {
             let path = reg.trim_start_matches("dut.core.");
             if let Some(inst) = path.strip_suffix(".pop") {
                 assert!(
-                    inst.starts_with("fcu[") && inst.ends_with("].unit"),
+                    inst.starts_with("fcu[") && inst.ends_with("].unit.queue"),
                     "{wire}"
                 );
-                let at = rtl.find(&format!("module {fcu} (")).unwrap();
+                let at = rtl.find(&format!("module {fcu}_queue (")).unwrap();
                 let end = at + rtl[at..].find("endmodule").unwrap();
                 assert!(
                     rtl[at..end].contains("pop = out_valid & out_ready;"),
@@ -168,7 +167,7 @@ mod tests {
         }
         assert_eq!(p.cuts, vec![format!("{fcu}*/w:slot_data")]);
         assert_eq!(
-            register_bits(rtl, &fcu, "slot_data"),
+            register_bits(rtl, &format!("{fcu}_flops"), "slot_data"),
             Some(2 * 16),
             "a data register per slot of the input VC"
         );

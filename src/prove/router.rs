@@ -231,7 +231,7 @@ pub(crate) fn credit_harness(spec: &RouterSpec, top: &str) -> Result<Option<Harn
     let core = format!("{name}_core");
     let output_unit = format!("{core}_output_unit");
     let (Some(cb), Some((kb, _))) = (
-        register_bits(&rtl, &format!("{core}_flow_control_unit"), "count"),
+        register_bits(&rtl, &format!("{core}_flow_control_unit_queue"), "count"),
         register_element(&rtl, &output_unit, "count", 0, ports * v),
     ) else {
         return Ok(None);
@@ -274,7 +274,7 @@ pub(crate) fn credit_harness(spec: &RouterSpec, top: &str) -> Result<Option<Harn
                 .map_or_else(String::new, |(_, select)| select);
             probes.push((
                 format!("occ{i}"),
-                format!("dut.core.{}.count", crate::router::buffer_instance(i)),
+                format!("dut.core.{}.count", crate::router::buffer_queue_instance(i)),
             ));
             probes.push((format!("ocr{i}"), format!("dut.core.output_unit.{credits}")));
         }
@@ -611,9 +611,9 @@ pub(crate) mod tests {
         .spec
     }
 
-    /// Whether `path` (`fcu[9].unit.count`, `output_unit.count[49:45]`,
+    /// Whether `path` (`fcu[9].unit.queue.count`, `output_unit.count[49:45]`,
     /// `routed[3]`) names a register of the router `rtl` whose core is
-    /// `core`: a register of the flow-control unit inside an instance of
+    /// `core`: a register of the queue of a flow-control unit inside an instance of
     /// the generate loop over the buffers, bits of a register vector of
     /// the module of one instance, or of the core.
     pub(crate) fn names_a_register(rtl: &str, core: &str, path: &str) -> bool {
@@ -621,7 +621,7 @@ pub(crate) mod tests {
             return names_register_bits(rtl, core, path);
         };
         let Some((label, k)) = inst
-            .strip_suffix("].unit")
+            .strip_suffix("].unit.queue")
             .and_then(|i| i.split_once('['))
             .and_then(|(l, k)| Some((l, k.parse::<usize>().ok()?)))
         else {
@@ -636,7 +636,7 @@ pub(crate) mod tests {
                 .ok()
         });
         count.is_some_and(|n| k < n)
-            && register_bits(rtl, &format!("{core}_flow_control_unit"), reg).is_some()
+            && register_bits(rtl, &format!("{core}_flow_control_unit_queue"), reg).is_some()
     }
 
     /// Whether `path` (`count[49:45]`, `routed[3]`) names bits of a
@@ -653,8 +653,9 @@ pub(crate) mod tests {
     }
 
     /// The credit proof reads registers the generated router has: each
-    /// probe names a register of the RTL (`count` in the flow-control unit
-    /// `fcu[i].unit`, bits of `count` in the output unit), one per input VC and one per
+    /// probe names a register of the RTL (`count` in the queue of the
+    /// flow-control unit `fcu[i].unit`, bits of `count` in the output
+    /// unit), one per input VC and one per
     /// output VC, with the counters' widths; a flow-control unit without
     /// `count` leaves the router without a credit proof rather than a job
     /// that cannot run.
@@ -680,7 +681,7 @@ pub(crate) mod tests {
         );
         let sby = p.sby();
         assert!(
-            sby.contains("connect -set occ9 \\dut.core.fcu[9].unit.count\n"),
+            sby.contains("connect -set occ9 \\dut.core.fcu[9].unit.queue.count\n"),
             "{sby}"
         );
         assert!(
@@ -690,7 +691,7 @@ pub(crate) mod tests {
         assert!(sby.contains("prove: abc pdr"), "{sby}");
         let broken = rtl.replace(" count <= ", " x <= ");
         assert_eq!(
-            register_bits(&broken, &format!("{core}_flow_control_unit"), "count"),
+            register_bits(&broken, &format!("{core}_flow_control_unit_queue"), "count"),
             None
         );
     }

@@ -313,8 +313,8 @@ pub fn checks() -> Vec<Check> {
             // Every slot k reads as slot 0: with D = 2, slot 0 where the
             // front is slot 1.
             mutants: vec![mutant(
-                "out_data = slot_data[(k)*16 +: 16];",
-                "out_data = slot_data[0 +: 16];",
+                "front = slot_data[(k)*16 +: 16];",
+                "front = slot_data[0 +: 16];",
                 "the first input buffer shows slot 0 when its front is slot 1",
             )],
         },

@@ -141,7 +141,7 @@
 //! was computed from) still arrives, and while the level is high, the
 //! flits of t and t + 1 both may. A level high with two free slots holds
 //! both; with one (slack 1) the buffer overflows, which
-//! `a_registered_on_level_needs_two_free_slots` (flow_control.rs) shows.
+//! `a_registered_on_level_needs_two_free_slots` (src/blocks/flow_control/tests.rs) shows.
 //! The buffer must therefore hold at least 2 flits (with D = 1 the level
 //! never rises); the spec refuses shallower buffers. Registering the level
 //! keeps every output a function of flip-flops: no input reaches an output
@@ -493,6 +493,13 @@ pub fn buffer_instance(i: usize) -> String {
     crate::hdl::instance_path("fcu", i)
 }
 
+/// The hierarchical name, inside the core, of the queue (occupancy
+/// `count`, `front_valid`, `pop`) of input VC `i`'s flow-control unit,
+/// an instance of `<core>_flow_control_unit_queue`.
+pub fn buffer_queue_instance(i: usize) -> String {
+    format!("{}.queue", buffer_instance(i))
+}
+
 /// Name of the rust-hdl router module inside the emitted file.
 pub fn core_name(spec: &RouterSpec) -> String {
     format!("{}_core", spec.name())
@@ -543,9 +550,17 @@ pub fn prove_core_equivalent(spec: &RouterSpec) -> Result<String> {
     )?)
 }
 
-/// The router's modules named by the paper's block each field holds.
+/// The router's modules named by the paper's block each field holds (the
+/// flow-control unit's parts after it).
 const MODULE_TITLES: &[(&str, &str)] = &[
     ("fcu", "flow_control_unit"),
+    ("queue", "flow_control_unit_queue"),
+    ("sender", "flow_control_unit_sender"),
+    ("flops", "flow_control_unit_flops"),
+    ("bram", "flow_control_unit_bram"),
+    ("ram", "flow_control_unit_ram"),
+    ("lutram", "flow_control_unit_lutram"),
+    ("fields", "flow_control_unit_fields"),
     ("dec", "address_decoder"),
     ("indec", "arrival_decoder"),
     ("ladec", "lookahead_decoder"),

@@ -114,11 +114,11 @@ named_enum!(
         Flops => "flops" ["ff", "registers"],
         /// Block RAM, one per input VC (iCE40 SB_RAM40_4K, ECP5 DP16KD),
         /// with a bypass register for the flit written into an empty
-        /// buffer (`blocks::buffer_ram`).
+        /// buffer (`blocks::flow_control::ram`).
         Bram => "bram" ["ram", "block-ram"],
         /// Distributed RAM, the LUTs of the ECP5's RAM slices
         /// (TRELLIS_DPR16X4), read asynchronously like the flip-flops'
-        /// multiplexer (`blocks::buffer_ram`); the iCE40 has none.
+        /// multiplexer (`blocks::flow_control::ram`); the iCE40 has none.
         Lutram => "lutram" ["distributed", "lut-ram"],
     }
 );

@@ -267,7 +267,10 @@ fn block_ram_buffers_pass_the_scoreboard_and_match_the_model() {
     lint_and_synth(&[(torus.clone(), false), (west.clone(), false)]);
     cosimulate_with(
         &[torus],
-        ("byp_sel_0_d = push & (raddr == wp);", "byp_sel_0_d = 1'b0;"),
+        (
+            "bypassed_d = write & (next_front_slot == write_slot);",
+            "bypassed_d = 1'b0;",
+        ),
     );
 }
 
@@ -287,7 +290,10 @@ fn distributed_ram_buffers_pass_the_scoreboard_and_match_the_model() {
     lint_and_synth(&[(torus.clone(), false)]);
     cosimulate_with(
         &[torus],
-        ("lut_0_read_address = rp;", "lut_0_read_address = raddr;"),
+        (
+            "lutram_0_read_address = queue_front_slot;",
+            "lutram_0_read_address = queue_next_front_slot;",
+        ),
     );
 }
 

@@ -333,7 +333,15 @@ mod tests {
                 may0[k] = u64::from(c || (!self.on_off && self.count[k] != 0));
                 may1[k] = u64::from(c || (!self.on_off && self.count[k] > 1));
             }
-            let mut out = [data, valid.clone(), head, tail.clone(), out_vc.clone(), busy].concat();
+            let mut out = [
+                data,
+                valid.clone(),
+                head,
+                tail.clone(),
+                out_vc.clone(),
+                busy,
+            ]
+            .concat();
             if self.on_off {
                 out.extend(self.level.iter().map(|&l| u64::from(l)));
             } else {
@@ -343,20 +351,20 @@ mod tests {
             out.extend(may1);
             // The clock edge.
             let mask = (self.d + 1).next_power_of_two() - 1;
-            for o in 0..p {
+            for (o, &tail_o) in tail.iter().enumerate() {
                 for c in 0..v {
                     let k = k_of(o, c);
                     let taken = (0..p).any(|q| {
                         alloc_valid[q] == 1 && alloc_port[q] == o as u64 && alloc_vc[q] == c as u64
                     });
                     self.held[k] =
-                        !rst && (taken || (self.held[k] && !(sent(o, c) && tail[o] == 1)));
+                        !rst && (taken || (self.held[k] && !(sent(o, c) && tail_o == 1)));
                     let s = u64::from(sent(o, c));
                     let returned = credit[k] == 1 && (self.count[k] != self.d || s == 1);
                     self.count[k] = if rst {
                         self.d
                     } else {
-                        (self.count[k] + 32 - s + u64::from(returned)) % 32 & mask
+                        ((self.count[k] + 32 - s + u64::from(returned)) % 32) & mask
                     };
                     self.level[k] = !rst && credit[k] == 1;
                 }

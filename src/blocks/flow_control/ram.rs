@@ -27,7 +27,7 @@ use std::fmt::Write as _;
 
 use rust_hdl::prelude::*;
 
-use super::flow_control::COUNT_BITS;
+use super::queue::COUNT_BITS;
 
 type Addr = Bits<COUNT_BITS>;
 
@@ -60,8 +60,8 @@ impl<const W: usize> BufferRam<W> {
     /// A RAM of at least `entries` entries (1 to 2^[`COUNT_BITS`]; the RAM
     /// rounds up to a power of two, at least two).
     pub fn new(entries: usize) -> crate::Result<Self> {
-        super::check_width::<W>("buffer RAM")?;
-        super::check_size(
+        crate::blocks::check_width::<W>("buffer RAM")?;
+        crate::blocks::check_size(
             "buffer RAM",
             "entry count",
             entries,
