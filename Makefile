@@ -13,7 +13,7 @@ CARGO ?= cargo
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 
 .PHONY: test tools check-style router gen-time prove matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot studies
-.PHONY: install waves-fst outdir-slow prove-all equiv install-check slurm-up slurm-down
+.PHONY: install waves-fst outdir-slow prove-all equiv equiv-before install-check slurm-up slurm-down
 
 test: tools check-style
 ifeq ($(NEXTEST),yes)
@@ -67,6 +67,15 @@ matrix:
 equiv:
 	$(CARGO) test --lib the_code_is_rust_hdls_on_every_matrix_router -- --ignored
 	MATRIX_ONLY="$(ONLY)" $(CARGO) test --test equiv -- --ignored --nocapture --test-threads 1
+
+# Every configuration of `make matrix` (ONLY=name-part selects some) as
+# this routergen writes it, proved equivalent by Yosys and ABC to the
+# Verilog an earlier routergen binary writes (BEFORE=path): the check of a
+# change meant to keep the hardware.
+equiv-before:
+	@test -n "$(BEFORE)" || { echo "make equiv-before: give BEFORE=path/to/an/earlier/routergen"; exit 2; }
+	ROUTERGEN_BEFORE="$(abspath $(BEFORE))" MATRIX_ONLY="$(ONLY)" $(CARGO) test --test equiv \
+	  every_matrix_router_is_the_earlier_routergens -- --ignored --nocapture
 
 # Bitstreams of the bring-up design for every board (out/fpga/<board>/build/).
 FPGA_BOARDS := icebreaker hx8k-breakout ulx3s orangecrab

@@ -3,10 +3,16 @@
 //! writes: Yosys and ABC prove the two equivalent. The default suite proves
 //! a small router; `make equiv` proves the reference router, one router
 //! per option family and every configuration of `make matrix`.
+//!
+//! A change meant to keep the hardware (a stage moved into a block of its
+//! own, a writer change) is proved by `make equiv-before BEFORE=BINARY`:
+//! every configuration of `make matrix` as this routergen writes it
+//! against the Verilog an earlier routergen binary writes.
 
 use std::path::Path;
 use std::time::Instant;
 
+use routergen::flows::yosys::prove_equivalent;
 use routergen::router::{matrix, prove_core_equivalent};
 use routergen::spec::{RouterSpec, SpecInput};
 
@@ -86,5 +92,52 @@ fn every_matrix_router_is_rust_hdls() {
         .filter(|s| s.name().contains(&only))
         .collect();
     let failed = unproved(&specs);
+    assert!(failed.is_empty(), "not proved: {failed:?}");
+}
+
+/// Every configuration of `make matrix` (`ONLY=` a part of the names):
+/// the whole router this routergen writes is equivalent to the one the
+/// routergen binary `ROUTERGEN_BEFORE` writes for the same spec (`make
+/// equiv-before BEFORE=BINARY`).
+#[test]
+#[ignore = "hours: make equiv-before BEFORE=BINARY"]
+fn every_matrix_router_is_the_earlier_routergens() {
+    let before = std::env::var("ROUTERGEN_BEFORE").expect(
+        "ROUTERGEN_BEFORE names an earlier routergen binary (make equiv-before BEFORE=...)",
+    );
+    let only = std::env::var("MATRIX_ONLY").unwrap_or_default();
+    let mut failed = Vec::new();
+    for s in matrix().into_iter().filter(|s| s.name().contains(&only)) {
+        let name = s.name();
+        let t = Instant::now();
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("spec.toml");
+        std::fs::write(&config, s.to_toml()).unwrap();
+        let out = dir.path().join("out");
+        let run = std::process::Command::new(&before)
+            .arg("--config")
+            .arg(&config)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .expect("the earlier routergen runs");
+        let verdict = if run.status.success() {
+            let gold = std::fs::read_to_string(out.join(format!("rtl/{name}.v"))).unwrap();
+            let gate = routergen::router::verilog(&s).unwrap();
+            prove_equivalent(&gold, &gate, &name).map_err(|e| e.to_string())
+        } else {
+            Err(format!(
+                "the earlier routergen failed: {}",
+                String::from_utf8_lossy(&run.stderr)
+            ))
+        };
+        match verdict {
+            Ok(_) => println!("equivalent: {name} ({:.0} s)", t.elapsed().as_secs_f64()),
+            Err(e) => {
+                println!("NOT PROVED: {name}: {e}");
+                failed.push(name);
+            }
+        }
+    }
     assert!(failed.is_empty(), "not proved: {failed:?}");
 }

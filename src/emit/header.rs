@@ -111,17 +111,11 @@ pub fn render(spec: &RouterSpec, rtl: &str, files: &[PathBuf]) -> String {
     let list = instances(rtl, &core);
     let sliced = list.iter().any(|(s, _)| s == "slices");
     for (stem, names) in list {
-        let allocator = [
-            "vc_allocator",
-            "switch_allocator",
-            "second_switch_allocator",
-            "crossbar",
-        ];
+        let allocator = ["vc_allocator", "switch_allocator", "crossbar"];
         let title = match stem.as_str() {
             "tmask" => "routing table: an entry's permitted ports",
             "tclass" => "routing table: an entry's VC class",
             "rptr" => "input port: round-robin pointer, the VC offered to VC allocation",
-            "sptr" => "input port: round-robin pointer, the VC offered to switch allocation",
             s if sliced && allocator.contains(&s) => {
                 "unified router's block, tied low (the slices route; synthesis removes it)"
             }
@@ -176,7 +170,7 @@ fn file_role(path: &str, name: &str) -> String {
 
 /// Pipeline order for the instance list (docs/router.md, "Pipeline
 /// stages"); names not listed come last.
-const ORDER: [&str; 23] = [
+const ORDER: [&str; 21] = [
     "flow_control_unit",
     "address_decoder",
     "arrival_decoder",
@@ -192,10 +186,8 @@ const ORDER: [&str; 23] = [
     "rvc",
     "rla",
     "lookahead_mux",
-    "sptr",
     "cok",
     "switch_allocator",
-    "second_switch_allocator",
     "crossbar",
     "output_unit",
     "slices",

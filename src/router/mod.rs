@@ -567,7 +567,8 @@ const MODULE_TITLES: &[(&str, &str)] = &[
     ("lamux", "lookahead_mux"),
     ("valloc", "vc_allocator"),
     ("salloc", "switch_allocator"),
-    ("salloc2", "second_switch_allocator"),
+    ("arbiter", "switch_arbiter"),
+    ("second_arbiter", "switch_arbiter"),
     ("xbar", "crossbar"),
     ("output_unit", "output_unit"),
 ];

@@ -15,7 +15,7 @@ use rust_hdl::prelude::*;
 use super::block::Io;
 use super::planes::PlaneSlices;
 use super::sliced::DimensionSlices;
-use super::unified::Unified;
+use super::unified::{SwitchAllocator, Unified};
 use super::vcports::VcPorts;
 use super::{Router, CLASS_BITS, PORT_BITS};
 use crate::blocks::{Crossbar, RoutingArbiter};
@@ -142,7 +142,7 @@ impl<const W: usize> Block for Organization<W> {
 /// removes them): the module keeps the unified router's instances.
 pub struct StandIns<const W: usize> {
     valloc: RoutingArbiter,
-    salloc: RoutingArbiter,
+    salloc: SwitchAllocator,
     xbar: Crossbar<W>,
 }
 
@@ -151,7 +151,7 @@ impl<const W: usize> StandIns<W> {
     pub(super) fn new() -> Self {
         StandIns {
             valloc: RoutingArbiter::new_unchecked(2, 1, PathSelection::StaticXy),
-            salloc: RoutingArbiter::new_unchecked(2, 1, PathSelection::StaticXy),
+            salloc: SwitchAllocator::new(2, 1),
             xbar: Crossbar::per_flit_unchecked(1),
         }
     }
@@ -167,18 +167,33 @@ impl<const W: usize> StandIns<W> {
     fn verilog(&self) -> Vec<String> {
         let mut out = Vec::new();
         let mut line = |t: String| out.push(t);
-        for a in ["valloc", "salloc"] {
-            line(format!("    {a}$clock = clock; {a}$rst = 1'b0;"));
-            for (name, count, width) in [
-                ("req", self.valloc.req.len(), 1),
-                ("cand", self.valloc.cand.len(), PORT_BITS),
-                ("cand_valid", self.valloc.cand_valid.len(), 1),
-                ("out_free", self.valloc.out_free.len(), 1),
-                ("out_credits", self.valloc.out_credits.len(), 8),
-                ("out_mux", self.valloc.out_mux.len(), 8),
-            ] {
+        let a = &self.valloc;
+        let s = &self.salloc;
+        for (block, inputs) in [
+            (
+                "valloc",
+                vec![
+                    ("req", a.req.len(), 1),
+                    ("cand", a.cand.len(), PORT_BITS),
+                    ("cand_valid", a.cand_valid.len(), 1),
+                    ("out_free", a.out_free.len(), 1),
+                    ("out_credits", a.out_credits.len(), 8),
+                    ("out_mux", a.out_mux.len(), 8),
+                ],
+            ),
+            (
+                "salloc",
+                vec![
+                    ("valid", s.valid.len(), 1),
+                    ("may_send", s.may_send.len(), 1),
+                    ("port", s.port.len(), PORT_BITS),
+                ],
+            ),
+        ] {
+            line(format!("    {block}$clock = clock; {block}$rst = 1'b0;"));
+            for (name, count, width) in inputs {
                 for i in 0..count {
-                    line(format!("    {a}${name}${i} = {width}'d0;"));
+                    line(format!("    {block}${name}${i} = {width}'d0;"));
                 }
             }
         }
@@ -209,16 +224,21 @@ impl<const W: usize> StandIns<W> {
 impl<const W: usize> Logic for StandIns<W> {
     fn update(&mut self) {}
     fn connect(&mut self) {
-        for a in [&mut self.valloc, &mut self.salloc] {
-            a.clock.connect();
-            a.rst.connect();
-            wire(&mut a.req);
-            wire(&mut a.cand);
-            wire(&mut a.cand_valid);
-            wire(&mut a.out_free);
-            wire(&mut a.out_credits);
-            wire(&mut a.out_mux);
-        }
+        let a = &mut self.valloc;
+        a.clock.connect();
+        a.rst.connect();
+        wire(&mut a.req);
+        wire(&mut a.cand);
+        wire(&mut a.cand_valid);
+        wire(&mut a.out_free);
+        wire(&mut a.out_credits);
+        wire(&mut a.out_mux);
+        let s = &mut self.salloc;
+        s.clock.connect();
+        s.rst.connect();
+        wire(&mut s.valid);
+        wire(&mut s.may_send);
+        wire(&mut s.port);
         let x = &mut self.xbar;
         x.clock.connect();
         x.rst.connect();

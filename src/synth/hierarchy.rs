@@ -163,11 +163,7 @@ pub fn block_info(stem: &str) -> BlockInfo {
         "sel" => ("header selector", Some(Module::HeaderSelector)),
         "xbar" | "crossbar" => ("crossbar", Some(Module::Crossbar)),
         "salloc" | "switch_allocator" => (
-            "VC controller: switch allocation",
-            Some(Module::VcController),
-        ),
-        "salloc2" | "second_switch_allocator" => (
-            "VC controller: switch allocation, second choices",
+            "VC controller: switch allocation (first and second choices, their arbiters)",
             Some(Module::VcController),
         ),
         "output_unit" => (
@@ -218,8 +214,6 @@ fn block_rank(stem: &str) -> usize {
         "crossbar",
         "salloc",
         "switch_allocator",
-        "salloc2",
-        "second_switch_allocator",
         "output_unit",
         "routed",
         "rport",

@@ -15,8 +15,11 @@
 //!   programming and reset ROM (`table`);
 //! - [`vc_alloc`]: output VCs to waiting head flits, the look-ahead mux,
 //!   the held output VCs;
-//! - [`switch_alloc`]: per input port one flit with a credit, per output
-//!   port one input port, the crossbar's inputs and header update;
+//! - [`switch_alloc`]: the wiring of the
+//!   [`switch_allocator::SwitchAllocator`] (per input port one flit with a
+//!   credit, per output port one input port: a block of its own whose
+//!   `update` is both its model and its Verilog), the crossbar's inputs
+//!   and header update;
 //! - [`outputs`]: the flits as they cross, downstream credits or levels:
 //!   the [`output_unit::OutputUnit`], a block of its own whose `update`
 //!   is both its model and its Verilog.
@@ -37,6 +40,7 @@ pub mod route;
 pub mod routing_table;
 #[allow(clippy::needless_range_loop)]
 pub mod switch_alloc;
+pub mod switch_allocator;
 #[allow(clippy::needless_range_loop)]
 pub mod vc_alloc;
 
@@ -51,8 +55,9 @@ use crate::blocks::address_decoder::{DecoderShape, HeaderUpdate};
 use crate::blocks::flow_control::{mask_for, COUNT_BITS};
 use crate::blocks::{AddressDecoder, Crossbar, FlowControlUnit, LookaheadMux, RoutingArbiter};
 use crate::error::Result;
-use crate::spec::{FlowControl, PathSelection, RouterSpec};
+use crate::spec::{FlowControl, RouterSpec};
 use output_unit::OutputUnit;
+pub(crate) use switch_allocator::SwitchAllocator;
 
 /// The blocks of a unified router and what its glue needs to know.
 pub struct Unified<const W: usize> {
@@ -87,11 +92,9 @@ pub struct Unified<const W: usize> {
     rla: Vec<DFF<LaField>>,
     /// VC allocation: input ports to output ports (Chien's routing arbiter).
     valloc: RoutingArbiter,
-    /// Switch allocation: input ports to output ports, per flit; the
-    /// second arbiter matches the second choices of input ports whose
-    /// first is contended to the outputs no first choice asks for.
-    salloc: RoutingArbiter,
-    salloc2: RoutingArbiter,
+    /// Switch allocation: per input port one ready VC, input ports to
+    /// output ports, per flit.
+    salloc: SwitchAllocator,
     xbar: Crossbar<W>,
     /// Per input VC: it holds an output VC, and which (port, VC).
     routed: Vec<DFF<Bit>>,
@@ -107,10 +110,8 @@ pub struct Unified<const W: usize> {
     /// Exact: only its holder sends on an output VC, so the input VC's own
     /// send is the only decrement.
     cok: Vec<DFF<Bit>>,
-    /// Per input port: round-robin pointers of the VC chosen for routing
-    /// and for the switch.
+    /// Per input port: round-robin pointer of the VC chosen for routing.
     rptr: Vec<DFF<VcId>>,
-    sptr: Vec<DFF<VcId>>,
     p: usize,
     v: usize,
     depth: usize,
@@ -142,9 +143,9 @@ pub struct Unified<const W: usize> {
 }
 
 transparent_block!(
-    Unified<W>; tmask, tclass, fcu, dec, indec, fcand, acand, ladec, lamux, rla, valloc, salloc, salloc2,
+    Unified<W>; tmask, tclass, fcu, dec, indec, fcand, acand, ladec, lamux, rla, valloc, salloc,
     xbar, routed, rport,
-    rvc, output_unit, cok, rptr, sptr
+    rvc, output_unit, cok, rptr
 );
 
 impl<const W: usize> Unified<W> {
@@ -245,8 +246,7 @@ impl<const W: usize> Unified<W> {
                 .collect(),
             rla: dffs(if la.is_some() { pv } else { 0 }),
             valloc: RoutingArbiter::new_unchecked(p, p, spec.path_selection),
-            salloc: RoutingArbiter::new_unchecked(p, 1, PathSelection::StaticXy),
-            salloc2: RoutingArbiter::new_unchecked(p, 1, PathSelection::StaticXy),
+            salloc: SwitchAllocator::new(p, v),
             xbar: Crossbar::per_flit_linking_unchecked(p, &links),
             routed: dffs(pv),
             rport: dffs(pv),
@@ -254,7 +254,6 @@ impl<const W: usize> Unified<W> {
             output_unit: OutputUnit::new(p, v, d, onoff),
             cok: dffs(pv),
             rptr: dffs(p),
-            sptr: dffs(p),
             p,
             v,
             depth: d,
@@ -353,11 +352,7 @@ impl<const W: usize> Unified<W> {
         let (vb, pb) = (VC_BITS, PORT_BITS);
         line("// Glue intermediates.".into());
         for q in 0..self.p {
-            line(format!(
-                "reg rany${q}; reg [{}:0] rsel${q}; reg sany${q}; reg [{}:0] ssel${q};",
-                vb - 1,
-                vb - 1
-            ));
+            line(format!("reg rany${q}; reg [{}:0] rsel${q};", vb - 1));
             line(format!(
                 "reg [{}:0] sport${q}; reg [{}:0] svc${q}; reg agot${q}; reg [{}:0] aport${q}; \
                  reg [{}:0] avc${q};",
@@ -366,19 +361,6 @@ impl<const W: usize> Unified<W> {
                 pb - 1,
                 vb - 1
             ));
-        }
-        for q in 0..self.p {
-            line(format!(
-                "reg tany${q}; reg [{}:0] tsel${q}; reg [{}:0] fsel${q}; reg sgo${q}; \
-                 reg [{}:0] pport${q}; reg [{}:0] tport${q};",
-                vb - 1,
-                vb - 1,
-                pb - 1,
-                pb - 1
-            ));
-            for c in 0..self.v {
-                line(format!("reg sready2${};", q * self.v + c));
-            }
         }
         line("reg [255:0] msend0; reg [255:0] msend1;".into());
         for q in 0..self.p {
@@ -410,7 +392,6 @@ impl<const W: usize> Unified<W> {
         }
         for q in 0..self.p {
             self.rptr[q].clock.next = clk;
-            self.sptr[q].clock.next = clk;
         }
         for t in self.tmask.iter_mut() {
             t.clock.next = clk;
@@ -425,8 +406,6 @@ impl<const W: usize> Unified<W> {
         self.valloc.rst.next = rst;
         self.salloc.clock.next = clk;
         self.salloc.rst.next = rst;
-        self.salloc2.clock.next = clk;
-        self.salloc2.rst.next = rst;
         self.xbar.clock.next = clk;
         self.xbar.rst.next = rst;
     }
@@ -443,9 +422,7 @@ impl<const W: usize> Unified<W> {
             ));
         }
         for q in 0..self.p {
-            line(format!(
-                "    rptr${q}$clock = clock; sptr${q}$clock = clock;"
-            ));
+            line(format!("    rptr${q}$clock = clock;"));
         }
         for j in 0..self.tmask.len() {
             line(format!("    tmask${j}$clock = clock;"));
@@ -463,13 +440,12 @@ impl<const W: usize> Unified<W> {
         }
         line("    valloc$clock = clock; valloc$rst = rst;".into());
         line("    salloc$clock = clock; salloc$rst = rst;".into());
-        line("    salloc2$clock = clock; salloc2$rst = rst;".into());
         line("    xbar$clock = clock; xbar$rst = rst;".into());
         line("end".into());
     }
 
-    /// The round-robin pointers of routing and of the switch advance every
-    /// cycle (a waiting VC is first in line once every V cycles).
+    /// The round-robin pointers of routing advance every cycle (a waiting
+    /// VC is first in line once every V cycles).
     fn pointers_glue(&mut self, rst: bool) {
         let v = self.v;
         let step = |x: VcId| {
@@ -481,7 +457,6 @@ impl<const W: usize> Unified<W> {
         };
         for q in 0..self.p {
             self.rptr[q].d.next = step(self.rptr[q].q.val());
-            self.sptr[q].d.next = step(self.sptr[q].q.val());
         }
     }
 
@@ -501,13 +476,10 @@ impl<const W: usize> Unified<W> {
                 )
             }
         };
-        for r in ["rptr", "sptr"] {
-            let cur = format!("{r}${q}$q");
-            line(format!(
-                "    if (rst) {r}${q}$d = {vb}'d0; else {r}${q}$d = {};",
-                step(&cur)
-            ));
-        }
+        line(format!(
+            "    if (rst) rptr${q}$d = {vb}'d0; else rptr${q}$d = {};",
+            step(&format!("rptr${q}$q"))
+        ));
     }
 }
 
@@ -589,20 +561,13 @@ impl<const W: usize> Logic for Unified<W> {
         connect_dffs(&mut self.tmask);
         connect_dffs(&mut self.tclass);
         for q in 0..p {
-            for r in [&mut self.rptr[q], &mut self.sptr[q]] {
-                r.clock.connect();
-                r.d.connect();
-            }
-            for a in [&mut self.valloc, &mut self.salloc, &mut self.salloc2] {
-                a.req[q].connect();
-                a.out_free[q].connect();
-                a.out_credits[q].connect();
-                a.out_mux[q].connect();
-            }
-            for a in [&mut self.salloc, &mut self.salloc2] {
-                a.cand[q].connect();
-                a.cand_valid[q].connect();
-            }
+            self.rptr[q].clock.connect();
+            self.rptr[q].d.connect();
+            let a = &mut self.valloc;
+            a.req[q].connect();
+            a.out_free[q].connect();
+            a.out_credits[q].connect();
+            a.out_mux[q].connect();
             for j in 0..p {
                 self.valloc.cand[q * p + j].connect();
                 self.valloc.cand_valid[q * p + j].connect();
@@ -613,9 +578,15 @@ impl<const W: usize> Logic for Unified<W> {
             self.xbar.in_head[q].connect();
             self.xbar.in_tail[q].connect();
         }
-        for a in [&mut self.valloc, &mut self.salloc, &mut self.salloc2] {
-            a.clock.connect();
-            a.rst.connect();
+        self.valloc.clock.connect();
+        self.valloc.rst.connect();
+        let s = &mut self.salloc;
+        s.clock.connect();
+        s.rst.connect();
+        for i in 0..p * v {
+            s.valid[i].connect();
+            s.may_send[i].connect();
+            s.port[i].connect();
         }
         self.xbar.clock.connect();
         self.xbar.rst.connect();

@@ -1,29 +1,17 @@
-//! Switch allocation and the crossbar (Chien: CB): per input port one VC
-//! that holds an output VC, has a flit and may send on that VC (round
-//! robin), per output port one requesting input port (a second routing
-//! arbiter, STATIC-XY); a P x P crossbar set per flit moves the flits. A
-//! head flit crosses with its look-ahead field and the header update of
-//! the port it holds, made before the crossbar from the registered port so
-//! that it is off the path from switch allocation to the output.
-//!
-//! Second choices: a separable input-first allocator loses the input port
-//! whose chosen VC loses its output, even when another of its ready VCs
-//! wants an output nobody asked for. So each input port also names its
-//! next ready VC in round-robin order; where its first choice is
-//! contended (another port asks for the same output), that second choice
-//! goes to its own arbiter (`salloc2`), for the outputs no first choice
-//! asks for. The two arbiters decide in parallel and their outputs are
-//! disjoint; a port granted both sends its first choice (the second
-//! output idles, as it would have). First choices never compete with
-//! second ones, so each input VC is served within the bound of the one
-//! allocator before (docs/router.md, switch allocation).
+//! Switch allocation and the crossbar (Chien: CB): the
+//! [`SwitchAllocator`](super::SwitchAllocator) chooses per input port one
+//! ready VC and per output port one input port; a P x P crossbar set per
+//! flit moves the flits. A head flit crosses with its look-ahead field and
+//! the header update of the port it holds, made before the crossbar from
+//! the registered port so that it is off the path from switch allocation
+//! to the output.
 
 use rust_hdl::prelude::*;
 
 use super::super::block::Io;
 use super::route::Waiting;
 use super::vc_alloc::Alloc;
-use super::{by_sel, round_robin, round_robin_verilog, PortId, Unified, PORT_BITS, VC_BITS};
+use super::{Unified, PORT_BITS, VC_BITS};
 
 /// The switch allocation of one cycle.
 pub(super) struct Switch {
@@ -34,76 +22,30 @@ pub(super) struct Switch {
 }
 
 impl<const W: usize> Unified<W> {
-    /// Requests and grants of switch allocation, the crossbar's inputs,
-    /// the buffers' reads.
+    /// The switch allocator's inputs, the crossbar's inputs, the
+    /// buffers' reads.
     pub(super) fn switch_alloc_glue(&mut self) -> Switch {
         let (p, v) = (self.p, self.v);
-        // First choices: per input port one ready VC (round robin).
-        let mut ssel = vec![None; p];
-        let mut second = vec![None; p];
-        let mut first_port = vec![0usize; p];
-        let mut second_port = vec![0usize; p];
-        for q in 0..p {
-            let ready: Vec<bool> = (0..v)
-                .map(|c| {
-                    let i = q * v + c;
-                    self.fcu[i].out_valid.val() && self.cok[i].q.val()
-                })
-                .collect();
-            ssel[q] = round_robin(self.sptr[q].q.val().index(), &ready);
-            let others: Vec<bool> = (0..v).map(|c| ready[c] && ssel[q] != Some(c)).collect();
-            second[q] = round_robin(self.sptr[q].q.val().index(), &others);
-            first_port[q] = self.rport[q * v + ssel[q].unwrap_or(0)].q.val().index();
-            second_port[q] = self.rport[q * v + second[q].unwrap_or(0)].q.val().index();
-            self.salloc.req[q].next = ssel[q].is_some();
-            self.salloc.cand[q].next = PortId::from(first_port[q] as u64);
-            self.salloc.cand_valid[q].next = true;
+        for i in 0..p * v {
+            self.salloc.valid[i].next = self.fcu[i].out_valid.val();
+            self.salloc.may_send[i].next = self.cok[i].q.val();
+            self.salloc.port[i].next = self.rport[i].q.val();
         }
-        // Second choices: an input port whose first choice is contended
-        // offers its next ready VC, to an output no first choice asks for.
-        let asked = |o: usize, but: Option<usize>| {
-            (0..p).any(|r| Some(r) != but && ssel[r].is_some() && first_port[r] == o)
-        };
-        for q in 0..p {
-            self.salloc2.req[q].next = second[q].is_some()
-                && asked(first_port[q], Some(q))
-                && !asked(second_port[q], None);
-            self.salloc2.cand[q].next = PortId::from(second_port[q] as u64);
-            self.salloc2.cand_valid[q].next = true;
-        }
-        for a in [&mut self.salloc, &mut self.salloc2] {
-            for o in 0..p {
-                a.out_free[o].next = true;
-                a.out_credits[o].next = Bits::<8>::from(0u64);
-                a.out_mux[o].next = Bits::<8>::from(0u64);
-            }
-        }
-        // The VC each input port sends from: its first choice if granted,
-        // else its second if granted.
-        let first: Vec<bool> = (0..p).map(|q| self.salloc.grant[q].val()).collect();
-        let go: Vec<bool> = (0..p)
-            .map(|q| first[q] || self.salloc2.grant[q].val())
-            .collect();
-        let fsel: Vec<Option<usize>> = (0..p)
-            .map(|q| if first[q] { ssel[q] } else { second[q] })
-            .collect();
-        let grant_out: Vec<bool> = (0..p * p)
-            .map(|m| {
-                self.salloc.grant_out[m].val() || (self.salloc2.grant_out[m].val() && !first[m % p])
-            })
-            .collect();
+        let go: Vec<bool> = (0..p).map(|q| self.salloc.go[q].val()).collect();
+        let fsel: Vec<usize> = (0..p).map(|q| self.salloc.sel[q].val().index()).collect();
+        let grant_out: Vec<bool> = (0..p * p).map(|m| self.salloc.grant[m].val()).collect();
         for m in 0..p * p {
             self.xbar.grant[m].next = grant_out[m];
         }
         let sroute: Vec<(usize, usize)> = (0..p)
             .map(|q| {
-                let i = q * v + fsel[q].unwrap_or(0);
+                let i = q * v + fsel[q];
                 (self.rport[i].q.val().index(), self.rvc[i].q.val().index())
             })
             .collect();
         let fmask = self.field_mask();
         for q in 0..p {
-            let i = q * v + fsel[q].unwrap_or(0);
+            let i = q * v + fsel[q];
             // A head flit crosses with the look-ahead field chosen for it
             // and the header of the port it holds.
             self.xbar.in_data[q].next = if self.fcu[i].out_head.val() {
@@ -124,7 +66,7 @@ impl<const W: usize> Unified<W> {
             self.xbar.in_head[q].next = self.fcu[i].out_head.val();
             self.xbar.in_tail[q].next = self.fcu[i].out_tail.val();
             for c in 0..v {
-                self.fcu[q * v + c].out_ready.next = go[q] && fsel[q] == Some(c);
+                self.fcu[q * v + c].out_ready.next = self.salloc.read[q * v + c].val();
             }
         }
         Switch { sroute, grant_out }
@@ -136,70 +78,18 @@ impl<const W: usize> Unified<W> {
         let vb = VC_BITS;
         let pb = PORT_BITS;
         line(
-            "// Switch allocation: per input port a first and a second ready VC, per output \
-             port one input."
-                .into(),
+            "// Switch allocation: per input port one ready VC, per output port one input.".into(),
         );
-        for i in 0..p * v {
-            line(format!("wire ready${i} = fcu${i}$out_valid & cok${i}$q;"));
-        }
         line("always @(*) begin".into());
-        for q in 0..p {
-            for t in round_robin_verilog(q, v, "ready", "sany", "ssel", "sptr") {
-                line(t);
-            }
-            for c in 0..v {
-                let i = q * v + c;
-                line(format!(
-                    "    sready2${i} = ready${i} & (ssel${q} != {vb}'d{c});"
-                ));
-            }
-            for t in round_robin_verilog(q, v, "sready2", "tany", "tsel", "sptr") {
-                line(t);
-            }
+        for i in 0..p * v {
             line(format!(
-                "    pport${q} = {}; tport${q} = {};",
-                by_sel(q, v, "ssel", |i| format!("rport${i}$q")),
-                by_sel(q, v, "tsel", |i| format!("rport${i}$q"))
+                "    salloc$valid${i} = fcu${i}$out_valid; salloc$may_send${i} = cok${i}$q; \
+                 salloc$port${i} = rport${i}$q;"
             ));
-        }
-        // A second choice is offered when the first is contended, to an
-        // output no first choice asks for.
-        let asked = |port: &str, but: Option<usize>| {
-            let terms: Vec<String> = (0..p)
-                .filter(|&r| Some(r) != but)
-                .map(|r| format!("(sany${r} & (pport${r} == {port}))"))
-                .collect();
-            if terms.is_empty() {
-                "1'b0".to_string()
-            } else {
-                format!("({})", terms.join(" | "))
-            }
-        };
-        for q in 0..p {
-            line(format!(
-                "    salloc$req${q} = sany${q}; salloc$cand${q} = pport${q}; salloc$cand_valid${q} = 1'b1;"
-            ));
-            line(format!(
-                "    salloc2$req${q} = tany${q} & {} & ~{}; salloc2$cand${q} = tport${q}; \
-                 salloc2$cand_valid${q} = 1'b1;",
-                asked(&format!("pport${q}"), Some(q)),
-                asked(&format!("tport${q}"), None)
-            ));
-            for a in ["salloc", "salloc2"] {
-                line(format!(
-                    "    {a}$out_free${q} = 1'b1; {a}$out_credits${q} = 8'd0; {a}$out_mux${q} = 8'd0;"
-                ));
-            }
         }
         line("end".into());
         line("always @(*) begin".into());
         for q in 0..p {
-            // The VC sent from: the first choice if granted, else the second.
-            line(format!(
-                "    sgo${q} = salloc$grant${q} | salloc2$grant${q}; \
-                 fsel${q} = salloc$grant${q} ? ssel${q} : tsel${q};"
-            ));
             let i0 = q * v;
             line(format!(
                 "    sport${q} = rport${i0}$q; svc${q} = rvc${i0}$q;"
@@ -211,7 +101,7 @@ impl<const W: usize> Unified<W> {
             for c in 1..v {
                 let i = q * v + c;
                 line(format!(
-                    "    if (fsel${q} == {vb}'d{c}) begin sport${q} = rport${i}$q; svc${q} = rvc${i}$q; \
+                    "    if (salloc$sel${q} == {vb}'d{c}) begin sport${q} = rport${i}$q; svc${q} = rvc${i}$q; \
                      xbar$in_data${q} = fcu${i}$out_data; xbar$in_head${q} = fcu${i}$out_head; \
                      xbar$in_tail${q} = fcu${i}$out_tail; end"
                 ));
@@ -222,7 +112,7 @@ impl<const W: usize> Unified<W> {
                 line(format!("    sla${q} = rla${i0}$q;"));
                 for c in 1..v {
                     line(format!(
-                        "    if (fsel${q} == {vb}'d{c}) sla${q} = rla${}$q;",
+                        "    if (salloc$sel${q} == {vb}'d{c}) sla${q} = rla${}$q;",
                         q * v + c
                     ));
                 }
@@ -252,19 +142,13 @@ impl<const W: usize> Unified<W> {
             }
         }
         for m in 0..p * p {
-            let q = m % p;
-            line(format!(
-                "    xbar$grant${m} = salloc$grant_out${m} | (salloc2$grant_out${m} & ~salloc$grant${q});"
-            ));
+            line(format!("    xbar$grant${m} = salloc$grant${m};"));
         }
         for q in 0..p {
-            line(format!("    xbar$in_valid${q} = sgo${q};"));
-            for c in 0..v {
-                line(format!(
-                    "    fcu${}$out_ready = sgo${q} & (fsel${q} == {vb}'d{c});",
-                    q * v + c
-                ));
-            }
+            line(format!("    xbar$in_valid${q} = salloc$go${q};"));
+        }
+        for i in 0..p * v {
+            line(format!("    fcu${i}$out_ready = salloc$read${i};"));
         }
         line("end".into());
     }
