@@ -295,8 +295,8 @@ pub fn checks() -> Vec<Check> {
                 narrow: "  always @(*) if (!init && !rst) assume(!p1_in_valid && !p2_in_valid && \
                          !p3_in_valid && !p4_in_valid && (!p0_in_valid || p0_in_vc == 0));\n",
                 ..mutant(
-                    "wire ready_0 = fcu_out_valid[0] & cok[0];",
-                    "wire ready_0 = 1'b0;",
+                    "ready[q*2+c] = valid[q*2+c] & may_send[q*2+c];",
+                    "ready[q*2+c] = valid[q*2+c] & may_send[q*2+c] & (q*2+c != 0);",
                     "the first input VC is never ready for the switch allocator \
                      (under one sender)",
                 )

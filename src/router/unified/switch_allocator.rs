@@ -276,7 +276,8 @@ impl Logic for SwitchAllocator {
                 // The pointer advances every cycle: a waiting VC is first
                 // in line once every V cycles.
                 self.ptr[q].d.next = (self.ptr[q].q.val() + self.vc_one.val()) & self.vc_mask.val();
-                if self.ptr[q].q.val() >= self.vc_last.val() {
+                // (Equality: with V = 1 a `>=` test would be constant.)
+                if self.ptr[q].q.val() == self.vc_last.val() {
                     self.ptr[q].d.next = self.vc_zero.val();
                 }
                 if self.rst.val() {
