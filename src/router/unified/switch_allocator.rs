@@ -80,13 +80,11 @@ pub struct SwitchAllocator {
     /// The pointer is 0 to V - 1: the bits above stay constant and
     /// synthesis drops them.
     vc_mask: Constant<VcId>,
-    port_zero: Constant<PortId>,
     score_zero: Constant<Bits<8>>,
     _p: usize,
     _p1: usize,
     _v: usize,
     _v1: usize,
-    _pv: usize,
 }
 
 impl SwitchAllocator {
@@ -124,13 +122,11 @@ impl SwitchAllocator {
             vc_one: vc(1),
             vc_last: vc(v - 1),
             vc_mask: vc(mask_for(v - 1)),
-            port_zero: Constant::new(PortId::from(0u64)),
             score_zero: Constant::new(Bits::<8>::from(0u64)),
             _p: p,
             _p1: p + 1,
             _v: v,
             _v1: v + 1,
-            _pv: pv,
         }
     }
 }
