@@ -414,6 +414,11 @@ pub struct JobArgs {
     /// The job file (a plan's jobs/<i>.json).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
+    /// Then run the plan's other jobs without a result too, each claimed
+    /// first by creating DIR/<index> (a job claimed by another process is
+    /// left to it): a Slurm array task keeps its processor busy.
+    #[arg(long, value_name = "DIR")]
+    pub claims: Option<PathBuf>,
 }
 
 /// The arguments of `routergen bench`.

@@ -129,7 +129,15 @@ fn a_slurm_study_with_a_task_cancelled_is_resubmitted_and_equals_the_local_one()
             .output()
             .unwrap();
         let running = String::from_utf8_lossy(&q.stdout).trim().to_string();
-        if let Some(task) = running.lines().next() {
+        // The running task, once it has claimed its job (the study plans
+        // into OUT/jobs; tasks claim in its slurm/claims/<array>/).
+        let claims = slurm.join("jobs/slurm/claims");
+        let claimed = std::fs::read_dir(&claims).is_ok_and(|arrays| {
+            arrays
+                .flatten()
+                .any(|a| std::fs::read_dir(a.path()).is_ok_and(|mut c| c.next().is_some()))
+        });
+        if let (Some(task), true) = (running.lines().next(), claimed) {
             // Let the task's routergen start its simulation first.
             std::thread::sleep(Duration::from_millis(300));
             let s = Command::new("scancel")

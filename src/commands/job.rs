@@ -19,10 +19,31 @@ fn program() -> Result<PathBuf> {
         .map_err(|e| Error::Internal(format!("cannot tell where the routergen binary is: {e}")))
 }
 
-/// Runs one job and writes its result.
+/// Runs one job and writes its result; with `--claims`, then the plan's
+/// other jobs without a result, claimed one by one.
 pub fn run(args: &JobArgs) -> Result<Outcome> {
-    let job = jobs::run_job(&args.file, &program()?)?;
-    eprintln!("routergen job {}: {}: done", job.index, job.what);
+    let Some(claims) = &args.claims else {
+        let job = jobs::run_job(&args.file, &program()?)?;
+        eprintln!("routergen job {}: {}: done", job.index, job.what);
+        return Ok(Outcome::Success);
+    };
+    let job = jobs::read_job(&args.file)?;
+    // A plan's job files are DIR/jobs/<i>.json.
+    let dir = args.file.parent().and_then(Path::parent).ok_or_else(|| {
+        Error::InvalidSpec(format!(
+            "{}: --claims takes a job file inside its plan (DIR/jobs/<i>.json)",
+            args.file.display()
+        ))
+    })?;
+    let plan = Plan::read(dir)?;
+    let ran = jobs::run_claiming(
+        &plan,
+        job.index,
+        claims,
+        &job.index.to_string(),
+        &program()?,
+    )?;
+    eprintln!("routergen job {}: ran job(s) {ran:?}", job.index);
     Ok(Outcome::Success)
 }
 

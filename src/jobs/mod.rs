@@ -17,7 +17,8 @@
 //! - `results/<i>.json`: job i's result: its command line (so a result
 //!   left by another plan is never taken for this one's), its output and
 //!   its wall time;
-//! - `slurm/`: the array script and the tasks' logs ([`slurm`]).
+//! - `slurm/`: the array script, the tasks' logs and their claims on
+//!   jobs ([`slurm`], [`run_claiming`]).
 
 pub mod local;
 pub mod slurm;
@@ -225,22 +226,90 @@ impl Plan {
     }
 }
 
+/// The job in `file` (a plan's `jobs/<i>.json`).
+pub fn read_job(file: &Path) -> Result<Job> {
+    let text = std::fs::read_to_string(file).map_err(|source| Error::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|e| {
+        Error::InvalidSpec(format!(
+            "{} is not a job file (a plan's jobs/<i>.json): {e}",
+            file.display()
+        ))
+    })
+}
+
+/// Claims job `i` for `owner` by creating `claims/<i>` (holding `owner`);
+/// false if another process created it first.
+fn claim(claims: &Path, i: usize, owner: &str) -> Result<bool> {
+    let path = claims.join(i.to_string());
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+    {
+        Ok(mut f) => {
+            use std::io::Write as _;
+            f.write_all(owner.as_bytes())
+                .map_err(|e| output_error(&path, e))?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(output_error(&path, e)),
+    }
+}
+
+/// Who claimed job `i` in `claims` ([`run_claiming`]'s `owner`), if anyone.
+pub fn claimed_by(claims: &Path, i: usize) -> Option<String> {
+    std::fs::read_to_string(claims.join(i.to_string())).ok()
+}
+
+/// Runs job `first` of `plan`, then each other job without a result in
+/// the plan's order, every one claimed first in the directory `claims`
+/// ([`claim`]; a job another process claimed is left to it), until none
+/// is left; returns the jobs it ran. Processes sharing `claims` (the
+/// tasks of one Slurm array) so run every job once between them, and each
+/// keeps its processor busy instead of ending after one job (a Slurm task
+/// costs about a second to start, docs/cluster.md). A failed job leaves no
+/// result and no other job undone: the error, once every job is claimed,
+/// names it.
+pub fn run_claiming(
+    plan: &Plan,
+    first: usize,
+    claims: &Path,
+    owner: &str,
+    program: &Path,
+) -> Result<Vec<usize>> {
+    std::fs::create_dir_all(claims).map_err(|e| output_error(claims, e))?;
+    let order = std::iter::once(first).chain(plan.pending().into_iter().filter(|&i| i != first));
+    let (mut ran, mut failed) = (Vec::new(), Vec::new());
+    for i in order {
+        if i >= plan.jobs.len() || plan.done(i) || !claim(claims, i, owner)? {
+            continue;
+        }
+        match run_job(&plan.job_file(i), program) {
+            Ok(_) => ran.push(i),
+            Err(e) => {
+                eprintln!("routergen: {e}");
+                failed.push(e.to_string());
+            }
+        }
+    }
+    if failed.is_empty() {
+        Ok(ran)
+    } else {
+        Err(Error::Jobs(failed.join("\n")))
+    }
+}
+
 /// Runs the job in `file`, its command line given to `program` (routergen
 /// itself), and writes what the command printed as the job's result,
 /// atomically (a temporary file renamed over the result: a reader never
 /// sees half of one). The command's error output passes through; a
 /// command that fails leaves no result.
 pub fn run_job(file: &Path, program: &Path) -> Result<Job> {
-    let text = std::fs::read_to_string(file).map_err(|source| Error::Read {
-        path: file.to_path_buf(),
-        source,
-    })?;
-    let job: Job = serde_json::from_str(&text).map_err(|e| {
-        Error::InvalidSpec(format!(
-            "{} is not a job file (a plan's jobs/<i>.json): {e}",
-            file.display()
-        ))
-    })?;
+    let job = read_job(file)?;
     let command = format!("routergen {}", job.args.first().map_or("", String::as_str));
     let started = std::time::Instant::now();
     let out = Command::new(program)
@@ -374,6 +443,74 @@ mod tests {
         );
         assert!(!plan.jobs[0].result.exists());
         assert_eq!(plan.pending(), [0]);
+    }
+
+    #[test]
+    fn processes_claiming_from_one_plan_run_every_job_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("ran");
+        let work: Vec<Work> = (0..12)
+            .map(|i| {
+                let script = format!("echo {i} >> {}; sleep 0.05; echo {i}", log.display());
+                shell(&format!("j{i}"), &script)
+            })
+            .collect();
+        let plan = Plan::write(&dir.path().join("plan"), "t", work).unwrap();
+        // Job 5 is already done: nobody runs it again.
+        run_job(&plan.job_file(5), Path::new("/bin/sh")).unwrap();
+        let claims = plan.dir.join("claims");
+        let ran: Vec<Vec<usize>> = std::thread::scope(|s| {
+            let tasks: Vec<_> = [0, 1, 2]
+                .into_iter()
+                .map(|first| {
+                    let (plan, claims) = (&plan, &claims);
+                    s.spawn(move || {
+                        run_claiming(
+                            plan,
+                            first,
+                            claims,
+                            &first.to_string(),
+                            Path::new("/bin/sh"),
+                        )
+                        .unwrap()
+                    })
+                })
+                .collect();
+            tasks.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        // Every task took a share (each job sleeps, so none takes all).
+        assert!(ran.iter().all(|r| !r.is_empty()), "{ran:?}");
+        assert_eq!(ran.iter().map(Vec::len).sum::<usize>(), 11, "{ran:?}");
+        let mut lines: Vec<usize> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect();
+        lines.sort_unstable();
+        assert_eq!(lines, (0..12).collect::<Vec<_>>(), "{ran:?}");
+        assert!(plan.pending().is_empty());
+        assert_eq!(claimed_by(&claims, 7).as_deref().map(str::len), Some(1));
+        assert_eq!(claimed_by(&claims, 5), None);
+    }
+
+    #[test]
+    fn a_failed_job_among_claimed_ones_is_named_and_the_others_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = Plan::write(
+            dir.path(),
+            "t",
+            vec![
+                shell("a", "echo 1"),
+                shell("bad", "exit 4"),
+                shell("c", "echo 3"),
+            ],
+        )
+        .unwrap();
+        let e = run_claiming(&plan, 0, &dir.path().join("c"), "0", Path::new("/bin/sh"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("job 1 (bad)"), "{e}");
+        assert_eq!(plan.pending(), [1]);
     }
 
     #[test]

@@ -1,6 +1,10 @@
 //! The Slurm executor: one job array (`sbatch --array=...%M`) over the
-//! jobs without a result, each task running `routergen job` on its job
-//! file. Progress is read from the result files; when the array has left
+//! jobs without a result. Task i runs job i, then claims and runs the
+//! other jobs no task has taken yet ([`super::run_claiming`]), so a task
+//! that starts keeps its processor until the plan is done: Slurm takes
+//! about a second to start a task, as long as a quick study's job. Once
+//! every job has its result, the tasks still queued are cancelled.
+//! Progress is read from the result files; when the array has left
 //! the queue, jobs still without a result (a task that failed, was
 //! cancelled or lost with its node) are submitted again, up to a limit.
 //! The plan directory and the routergen binary must be on a filesystem
@@ -141,9 +145,23 @@ pub fn cancel(id: &str) {
     }
 }
 
-/// The end of a task's log, for the error of a job that never gave a result.
+/// Where the tasks of array `id` claim their jobs.
+fn claims(plan: &Plan, id: &str) -> PathBuf {
+    plan.dir.join("slurm").join("claims").join(id)
+}
+
+/// Cancels the tasks of array `id` that have not started.
+fn cancel_pending(id: &str) {
+    if let Ok(exe) = client("scancel") {
+        let _ = Command::new(exe).args(["--state=PENDING", id]).status();
+    }
+}
+
+/// The end of the log of the task that claimed job `i` (task i if none
+/// did), for the error of a job that never gave a result.
 fn log_tail(plan: &Plan, id: &str, i: usize) -> String {
-    let p = plan.dir.join("slurm").join(format!("{id}_{i}.out"));
+    let task = super::claimed_by(&claims(plan, id), i).unwrap_or_else(|| i.to_string());
+    let p = plan.dir.join("slurm").join(format!("{id}_{task}.out"));
     match std::fs::read_to_string(&p) {
         Ok(t) => {
             let lines: Vec<&str> = t.lines().collect();
@@ -174,9 +192,11 @@ pub fn run(
     let dir = plan.dir.join("slurm");
     let script = dir.join("array.sh");
     let text = format!(
-        "#!/bin/sh\n# Task i of this array runs job i of the plan in {}.\nexec {} job {}/\"$SLURM_ARRAY_TASK_ID\".json\n",
+        "#!/bin/sh\n# Task i of this array runs job i of the plan in {}, then the jobs\n\
+         # no other task of the array has claimed.\nexec {} job --claims {}/\"$SLURM_ARRAY_JOB_ID\" {}/\"$SLURM_ARRAY_TASK_ID\".json\n",
         plan.dir.display(),
         quote(&program.to_string_lossy()),
+        quote(&dir.join("claims").to_string_lossy()),
         quote(&plan.dir.join("jobs").to_string_lossy()),
     );
     crate::atomic::write(&script, text.as_bytes())?;
@@ -210,6 +230,11 @@ pub fn run(
             }
             if !queued {
                 break;
+            }
+            if done == total {
+                // The tasks still queued would find every job claimed.
+                cancel_pending(&id);
+                return Ok(());
             }
             std::thread::sleep(opts.poll);
         }
