@@ -566,6 +566,7 @@ const MODULE_TITLES: &[(&str, &str)] = &[
     ("ladec", "lookahead_decoder"),
     ("lamux", "lookahead_mux"),
     ("valloc", "vc_allocator"),
+    ("routing_arbiter", "routing_arbiter"),
     ("salloc", "switch_allocator"),
     ("arbiter", "switch_arbiter"),
     ("second_arbiter", "switch_arbiter"),

@@ -15,10 +15,10 @@ use rust_hdl::prelude::*;
 use super::block::Io;
 use super::planes::PlaneSlices;
 use super::sliced::DimensionSlices;
-use super::unified::{SwitchAllocator, Unified};
+use super::unified::{SwitchAllocator, Unified, VcAllocator};
 use super::vcports::VcPorts;
-use super::{Router, CLASS_BITS, PORT_BITS};
-use crate::blocks::{Crossbar, RoutingArbiter};
+use super::{Router, CLASS_BITS, PORT_BITS, VC_BITS};
+use crate::blocks::Crossbar;
 use crate::spec::PathSelection;
 
 /// `Block` for a type whose fields `$f` (blocks) belong to the enclosing
@@ -141,7 +141,7 @@ impl<const W: usize> Block for Organization<W> {
 /// from slices, the smallest of each, their inputs tied low (synthesis
 /// removes them): the module keeps the unified router's instances.
 pub struct StandIns<const W: usize> {
-    valloc: RoutingArbiter,
+    valloc: VcAllocator,
     salloc: SwitchAllocator,
     xbar: Crossbar<W>,
 }
@@ -150,7 +150,7 @@ impl<const W: usize> StandIns<W> {
     /// The stand-ins.
     pub(super) fn new() -> Self {
         StandIns {
-            valloc: RoutingArbiter::new_unchecked(2, 1, PathSelection::StaticXy),
+            valloc: VcAllocator::new(2, 1, 1, &[true; 4], false, PathSelection::StaticXy),
             salloc: SwitchAllocator::new(2, 1),
             xbar: Crossbar::per_flit_unchecked(1),
         }
@@ -173,12 +173,14 @@ impl<const W: usize> StandIns<W> {
             (
                 "valloc",
                 vec![
+                    ("busy", a.busy.len(), 1),
+                    ("credit", a.credit.len(), 8),
                     ("req", a.req.len(), 1),
-                    ("cand", a.cand.len(), PORT_BITS),
-                    ("cand_valid", a.cand_valid.len(), 1),
-                    ("out_free", a.out_free.len(), 1),
-                    ("out_credits", a.out_credits.len(), 8),
-                    ("out_mux", a.out_mux.len(), 8),
+                    ("perm", a.perm.len(), 1),
+                    ("behind", a.behind.len(), 1),
+                    ("held_port", a.held_port.len(), PORT_BITS),
+                    ("held_vc", a.held_vc.len(), VC_BITS),
+                    ("leaves", a.leaves.len(), 1),
                 ],
             ),
             (
@@ -227,12 +229,14 @@ impl<const W: usize> Logic for StandIns<W> {
         let a = &mut self.valloc;
         a.clock.connect();
         a.rst.connect();
+        wire(&mut a.busy);
+        wire(&mut a.credit);
         wire(&mut a.req);
-        wire(&mut a.cand);
-        wire(&mut a.cand_valid);
-        wire(&mut a.out_free);
-        wire(&mut a.out_credits);
-        wire(&mut a.out_mux);
+        wire(&mut a.perm);
+        wire(&mut a.behind);
+        wire(&mut a.held_port);
+        wire(&mut a.held_vc);
+        wire(&mut a.leaves);
         let s = &mut self.salloc;
         s.clock.connect();
         s.rst.connect();

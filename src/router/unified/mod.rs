@@ -43,6 +43,7 @@ pub mod switch_alloc;
 pub mod switch_allocator;
 #[allow(clippy::needless_range_loop)]
 pub mod vc_alloc;
+pub mod vc_allocator;
 
 use rust_hdl::prelude::*;
 
@@ -53,11 +54,12 @@ use super::tables::{self, CompiledTable};
 use super::{ClassId, Count, LaField, PortId, VcId, LA_BITS, ON_OFF_SLACK, PORT_BITS, VC_BITS};
 use crate::blocks::address_decoder::{DecoderShape, HeaderUpdate};
 use crate::blocks::flow_control::{mask_for, COUNT_BITS};
-use crate::blocks::{AddressDecoder, Crossbar, FlowControlUnit, LookaheadMux, RoutingArbiter};
+use crate::blocks::{AddressDecoder, Crossbar, FlowControlUnit, LookaheadMux};
 use crate::error::Result;
 use crate::spec::{FlowControl, RouterSpec};
 use output_unit::OutputUnit;
 pub(crate) use switch_allocator::SwitchAllocator;
+pub(crate) use vc_allocator::VcAllocator;
 
 /// The blocks of a unified router and what its glue needs to know.
 pub struct Unified<const W: usize> {
@@ -90,8 +92,9 @@ pub struct Unified<const W: usize> {
     lamux: Vec<LookaheadMux<W>>,
     /// Per input VC: the look-ahead field its head flit leaves with.
     rla: Vec<DFF<LaField>>,
-    /// VC allocation: input ports to output ports (Chien's routing arbiter).
-    valloc: RoutingArbiter,
+    /// VC allocation: output VCs to waiting head flits (Chien's routing
+    /// arbiter with the VCs' state).
+    valloc: VcAllocator,
     /// Switch allocation: per input port one ready VC, input ports to
     /// output ports, per flit.
     salloc: SwitchAllocator,
@@ -114,10 +117,7 @@ pub struct Unified<const W: usize> {
     rptr: Vec<DFF<VcId>>,
     p: usize,
     v: usize,
-    depth: usize,
     onoff: bool,
-    /// Atomic VC allocation ([`CompiledTable::atomic`]).
-    atomic: bool,
     es: Option<tables::EsContents>,
     /// Per output port: the header update of a head flit leaving by it.
     updates: Vec<HeaderUpdate>,
@@ -245,7 +245,7 @@ impl<const W: usize> Unified<W> {
                 .map(|_| LookaheadMux::new_unchecked(fb, p))
                 .collect(),
             rla: dffs(if la.is_some() { pv } else { 0 }),
-            valloc: RoutingArbiter::new_unchecked(p, p, spec.path_selection),
+            valloc: VcAllocator::new(p, v, d, &links, table.atomic, spec.path_selection),
             salloc: SwitchAllocator::new(p, v),
             xbar: Crossbar::per_flit_linking_unchecked(p, &links),
             routed: dffs(pv),
@@ -256,9 +256,7 @@ impl<const W: usize> Unified<W> {
             rptr: dffs(p),
             p,
             v,
-            depth: d,
             onoff,
-            atomic: table.atomic,
             // A VC-port core's port o is on link o / per_link.
             updates: (0..p)
                 .map(|o| HeaderUpdate::new(&table.shape, o / table.per_link))
@@ -296,10 +294,10 @@ impl<const W: usize> Unified<W> {
         self.input_buffers_glue(io);
         let waiting = self.route_glue(io);
         let perm = self.permitted_glue(io, &waiting);
-        let mut alloc = self.vc_alloc_glue(&waiting, &perm);
+        self.vc_alloc_glue(&waiting, &perm);
         self.lookahead_mux_glue(&waiting);
         let switch = self.switch_alloc_glue();
-        self.commit_glue(&waiting, &mut alloc);
+        let alloc = self.commit_glue(&waiting);
         self.outputs_glue(io, &switch, &alloc);
         // State.
         let rst = io.rst.val();
@@ -354,10 +352,7 @@ impl<const W: usize> Unified<W> {
         for q in 0..self.p {
             line(format!("reg rany${q}; reg [{}:0] rsel${q};", vb - 1));
             line(format!(
-                "reg [{}:0] sport${q}; reg [{}:0] svc${q}; reg agot${q}; reg [{}:0] aport${q}; \
-                 reg [{}:0] avc${q};",
-                pb - 1,
-                vb - 1,
+                "reg [{}:0] sport${q}; reg [{}:0] svc${q};",
                 pb - 1,
                 vb - 1
             ));
@@ -563,14 +558,7 @@ impl<const W: usize> Logic for Unified<W> {
         for q in 0..p {
             self.rptr[q].clock.connect();
             self.rptr[q].d.connect();
-            let a = &mut self.valloc;
-            a.req[q].connect();
-            a.out_free[q].connect();
-            a.out_credits[q].connect();
-            a.out_mux[q].connect();
             for j in 0..p {
-                self.valloc.cand[q * p + j].connect();
-                self.valloc.cand_valid[q * p + j].connect();
                 self.xbar.grant[q * p + j].connect();
             }
             self.xbar.in_data[q].connect();
@@ -578,8 +566,24 @@ impl<const W: usize> Logic for Unified<W> {
             self.xbar.in_head[q].connect();
             self.xbar.in_tail[q].connect();
         }
-        self.valloc.clock.connect();
-        self.valloc.rst.connect();
+        let a = &mut self.valloc;
+        a.clock.connect();
+        a.rst.connect();
+        for s in a.busy.iter_mut().chain(&mut a.perm) {
+            s.connect();
+        }
+        for s in a.req.iter_mut().chain(&mut a.behind).chain(&mut a.leaves) {
+            s.connect();
+        }
+        for s in a.credit.iter_mut() {
+            s.connect();
+        }
+        for s in a.held_port.iter_mut() {
+            s.connect();
+        }
+        for s in a.held_vc.iter_mut() {
+            s.connect();
+        }
         let s = &mut self.salloc;
         s.clock.connect();
         s.rst.connect();

@@ -26,10 +26,6 @@ pub(super) struct Waiting<const W: usize> {
     /// The chosen head is behind a tail that may leave now: its grant
     /// counts only if the tail leaves.
     pub behind: Vec<bool>,
-    /// Then the output VC (o V + c) that tail holds, which the head may
-    /// take over (not on a link with atomic allocation, which waits for
-    /// an empty downstream queue).
-    pub own: Vec<Option<usize>>,
 }
 
 impl<const W: usize> Unified<W> {
@@ -40,7 +36,6 @@ impl<const W: usize> Unified<W> {
         let mut rsel = vec![None; p];
         let mut shown = vec![Bits::<W>::default(); p];
         let mut behind = vec![false; p];
-        let mut own = vec![None; p];
         for q in 0..p {
             let after: Vec<bool> = (0..v).map(|c| self.behind(q * v + c)).collect();
             let waiting: Vec<bool> = (0..v)
@@ -57,10 +52,6 @@ impl<const W: usize> Unified<W> {
             let i = q * v + rsel[q].unwrap_or(0);
             shown[q] = self.route_data(io, i);
             behind[q] = rsel[q].is_some() && after[rsel[q].unwrap_or(0)];
-            let held = self.rport[i].q.val().index();
-            if behind[q] && !self.atomic_at(held) {
-                own[q] = Some(held * v + self.rvc[i].q.val().index());
-            }
             if self.early {
                 // Decoded a cycle early: the arriving flit, and the flit
                 // two places after each front (module documentation).
@@ -109,7 +100,6 @@ impl<const W: usize> Unified<W> {
             shown,
             field,
             behind,
-            own,
         }
     }
 

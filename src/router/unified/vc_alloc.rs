@@ -1,15 +1,10 @@
-//! VC allocation (Chien: routing arbiter): input ports to output ports
-//! with the path-selection heuristic (LAPSES §4.1); candidate slot j of
-//! input port q is output port j when the relation permits one of its VCs
-//! that is free, and the packet takes the lowest-numbered such VC. An
-//! output VC is held from its head flit's allocation until its tail flit
-//! leaves; with atomic allocation it is free again only once its
-//! downstream queue is empty ([`crate::router::tables::CompiledTable::atomic`]).
-//! A head routed behind a tail ([`super::route`]) may also take the output
-//! VC that tail holds (it is that input VC's own), and its grant counts
-//! only if the tail leaves in the same cycle: so a stream of packets in
-//! one VC keeps one flit per cycle, even on a single output VC.
-//! With look-ahead, the mux keeps the granted port's next-router field.
+//! VC allocation: the wiring of the
+//! [`VcAllocator`](super::VcAllocator) (Chien's routing arbiter with the
+//! output VCs' state: a block of its own whose `update` is both its model
+//! and its Verilog), the heads it serves (chosen round robin per input
+//! port, [`super::route`]), and the state it sets: an output VC is held
+//! from its head flit's allocation until its tail flit leaves. With
+//! look-ahead, the mux keeps the granted port's next-router field.
 
 use rust_hdl::prelude::*;
 
@@ -18,8 +13,8 @@ use super::{LaField, PortId, Unified, VcId, CB, LA_BITS, PORT_BITS, VC_BITS};
 
 /// The allocation of one cycle.
 pub(super) struct Alloc {
-    /// Per input port: the output (port, VC) granted to its waiting head
-    /// (after [`Unified::commit_glue`]: only grants that count).
+    /// Per input port: the output (port, VC) granted to its waiting head,
+    /// where the grant counts.
     pub alloc: Vec<Option<(usize, usize)>>,
     /// Per input port: the grant is the output VC its leaving tail holds,
     /// on which that tail is sent now.
@@ -27,112 +22,65 @@ pub(super) struct Alloc {
 }
 
 impl<const W: usize> Unified<W> {
-    /// Candidates, heuristic inputs and grants of VC allocation.
-    pub(super) fn vc_alloc_glue(&mut self, w: &Waiting<W>, perm: &[Vec<bool>]) -> Alloc {
+    /// The VC allocator's inputs: the output VCs' state, the waiting
+    /// heads, their permitted output VCs, the output VC a leaving tail
+    /// ahead of one holds.
+    pub(super) fn vc_alloc_glue(&mut self, w: &Waiting<W>, perm: &[Vec<bool>]) {
         let (p, v) = (self.p, self.v);
         let pv = p * v;
         let u = &self.output_unit;
-        let busy: Vec<bool> = (0..pv).map(|k| u.busy[k].val()).collect();
-        let credit: Vec<u64> = (0..pv)
-            .map(|k| {
-                if self.onoff {
-                    u64::from(u.level[k].val())
-                } else {
-                    u.credits[k].val().to_u64()
-                }
-            })
-            .collect();
-        // An output VC takes a new packet when no packet holds it and, with
-        // atomic allocation (credit flow control only) on a link, its
-        // downstream queue is empty.
-        let free: Vec<bool> = (0..pv)
-            .map(|k| !busy[k] && (!self.atomic_at(k / v) || credit[k] == self.depth as u64))
-            .collect();
-        let usable = |q: usize, k: usize| free[k] || w.own[q] == Some(k);
-        for o in 0..p {
-            self.valloc.out_free[o].next = true;
-            let sum: u64 = (0..v).map(|c| credit[o * v + c]).sum();
-            self.valloc.out_credits[o].next = Bits::<8>::from(sum.min(255));
-            let held = (0..v).filter(|&c| busy[o * v + c]).count();
-            self.valloc.out_mux[o].next = Bits::<8>::from(held as u64);
+        let a = &mut self.valloc;
+        for k in 0..pv {
+            a.busy[k].next = u.busy[k].val();
+            a.credit[k].next = Bits::<8>::from(if self.onoff {
+                u64::from(u.level[k].val())
+            } else {
+                u.credits[k].val().to_u64()
+            });
         }
         for q in 0..p {
-            self.valloc.req[q].next = w.rsel[q].is_some();
-            for j in 0..p {
-                let open = self.links[j * p + q]
-                    && (0..v).any(|c| perm[q][j * v + c] && usable(q, j * v + c));
-                self.valloc.cand[q * p + j].next = PortId::from(j as u64);
-                self.valloc.cand_valid[q * p + j].next = open;
-            }
-        }
-        // Per input port: the output VC granted (lowest free permitted VC
-        // of the granted port).
-        let mut alloc: Vec<Option<(usize, usize)>> = vec![None; p];
-        for q in 0..p {
-            for j in 0..p {
-                if !self.valloc.grant[q * p + j].val() {
-                    continue;
-                }
-                for c in (0..v).rev() {
-                    if perm[q][j * v + c] && usable(q, j * v + c) {
-                        alloc[q] = Some((j, c));
-                    }
-                }
-            }
-        }
-        Alloc {
-            alloc,
-            handover: vec![false; p],
-        }
-    }
-
-    /// Whether allocation on output port `o` is atomic: on links only. A
-    /// packet in the local port's queue is consumed by the network
-    /// interface whatever follows it, so that queue is not a channel of
-    /// Duato's dependency graph (the survey §4.2) and may hold two
-    /// packets.
-    pub(super) fn atomic_at(&self, o: usize) -> bool {
-        self.atomic && o > 0
-    }
-
-    /// Keeps the grants that count (after switch allocation): a head
-    /// routed behind a tail keeps its grant only if the tail leaves now.
-    pub(super) fn commit_glue(&self, w: &Waiting<W>, a: &mut Alloc) {
-        let v = self.v;
-        for q in 0..self.p {
-            if !w.behind[q] {
-                continue;
-            }
             let i = q * v + w.rsel[q].unwrap_or(0);
-            if !(self.fcu[i].out_ready.val() && self.fcu[i].out_tail.val()) {
-                a.alloc[q] = None;
+            a.req[q].next = w.rsel[q].is_some();
+            a.behind[q].next = w.behind[q];
+            a.held_port[q].next = self.rport[i].q.val();
+            a.held_vc[q].next = self.rvc[i].q.val();
+            for k in 0..pv {
+                a.perm[q * pv + k].next = perm[q][k];
             }
-            a.handover[q] = a.alloc[q].is_some_and(|(o, c)| w.own[q] == Some(o * v + c));
         }
     }
 
-    /// [`Unified::vc_alloc_glue`] as Verilog.
+    /// The grants that count (after switch allocation: a head routed
+    /// behind a tail keeps its grant only if the tail leaves now).
+    pub(super) fn commit_glue(&mut self, w: &Waiting<W>) -> Alloc {
+        let (p, v) = (self.p, self.v);
+        for q in 0..p {
+            let i = q * v + w.rsel[q].unwrap_or(0);
+            self.valloc.leaves[q].next = self.fcu[i].out_ready.val() && self.fcu[i].out_tail.val();
+        }
+        let a = &self.valloc;
+        Alloc {
+            alloc: (0..p)
+                .map(|q| {
+                    a.alloc_valid[q]
+                        .val()
+                        .then(|| (a.alloc_port[q].val().index(), a.alloc_vc[q].val().index()))
+                })
+                .collect(),
+            handover: (0..p).map(|q| a.handover[q].val()).collect(),
+        }
+    }
+
+    /// [`Unified::vc_alloc_glue`] and [`Unified::commit_glue`] as Verilog:
+    /// the VC allocator's inputs, its answers as `acom$q` (a grant that
+    /// counts), `aport$q`, `avc$q`, `ahand$q`.
     pub(super) fn vc_alloc_verilog(&self, line: &mut impl FnMut(String)) {
         let (p, v) = (self.p, self.v);
+        let pv = p * v;
         let (vb, pb) = (VC_BITS, PORT_BITS);
-        line("// VC allocation: candidate slot j = output port j with a free permitted VC.".into());
-        for o in 0..p {
-            let sum: Vec<String> = (0..v)
-                .map(|c| {
-                    if self.onoff {
-                        format!("{{8'd0, output_unit$level${}}}", o * v + c)
-                    } else {
-                        format!("{{{}'d0, output_unit$credits${}}}", 9 - CB, o * v + c)
-                    }
-                })
-                .collect();
-            line(format!("wire [8:0] csum${o} = {};", sum.join(" + ")));
-            let held: Vec<String> = (0..v)
-                .map(|c| format!("{{7'd0, output_unit$busy${}}}", o * v + c))
-                .collect();
-            line(format!("wire [7:0] bsum${o} = {};", held.join(" + ")));
-        }
-        // The chosen head is behind a tail; the output VC that tail holds.
+        line("// VC allocation: the waiting heads, their permitted output VCs, the output VCs' state.".into());
+        // The chosen head is behind a tail; the output VC that tail holds;
+        // the tail leaves now.
         for q in 0..p {
             line(format!(
                 "wire rbeh${q} = rany${q} & {};",
@@ -140,98 +88,48 @@ impl<const W: usize> Unified<W> {
             ));
             line(format!(
                 "wire [{}:0] hport${q} = {};",
-                PORT_BITS - 1,
+                pb - 1,
                 super::by_rsel(q, v, |i| format!("rport${i}$q"))
             ));
             line(format!(
                 "wire [{}:0] hvc${q} = {};",
-                VC_BITS - 1,
+                vb - 1,
                 super::by_rsel(q, v, |i| format!("rvc${i}$q"))
             ));
-        }
-        for k in 0..p * v {
-            let empty = if self.atomic_at(k / v) {
-                format!(" & (output_unit$credits${k} == {CB}'d{})", self.depth)
-            } else {
-                String::new()
-            };
-            line(format!("wire vfree${k} = ~output_unit$busy${k}{empty};"));
-        }
-        line("always @(*) begin".into());
-        for o in 0..p {
-            line(format!("    valloc$out_free${o} = 1'b1;"));
-            line(format!(
-                "    valloc$out_credits${o} = csum${o}[8] ? 8'hff : csum${o}[7:0];"
-            ));
-            line(format!("    valloc$out_mux${o} = bsum${o};"));
-        }
-        for q in 0..p {
-            line(format!("    valloc$req${q} = rany${q};"));
-            for j in 0..p {
-                let m = q * p + j;
-                let open: Vec<String> = (0..v)
-                    .map(|c| format!("(perm${q}${} & {})", j * v + c, self.usable(q, j, c)))
-                    .collect();
-                // A pair the crossbar does not wire is never a candidate.
-                let open = if self.links[j * p + q] {
-                    open.join(" | ")
-                } else {
-                    "1'b0".into()
-                };
-                line(format!(
-                    "    valloc$cand${m} = {pb}'d{j}; valloc$cand_valid${m} = {open};"
-                ));
-            }
-        }
-        line("end".into());
-        line("always @(*) begin".into());
-        for q in 0..p {
-            line(format!(
-                "    agot${q} = 1'b0; aport${q} = {pb}'d0; avc${q} = {vb}'d0;"
-            ));
-            for j in 0..p {
-                for c in (0..v).rev() {
-                    line(format!(
-                        "    if (valloc$grant${} & perm${q}${} & {}) begin \
-                         agot${q} = 1'b1; aport${q} = {pb}'d{j}; avc${q} = {vb}'d{c}; end",
-                        q * p + j,
-                        j * v + c,
-                        self.usable(q, j, c)
-                    ));
-                }
-            }
-        }
-        line("end".into());
-        // The grants that count (`commit_glue`) and the handovers.
-        for q in 0..p {
             line(format!(
                 "wire rleave${q} = {};",
                 super::by_rsel(q, v, |i| format!("(fcu${i}$out_ready & fcu${i}$out_tail)"))
             ));
-            line(format!(
-                "wire acom${q} = agot${q} & (~rbeh${q} | rleave${q});"
-            ));
-            let local = if self.atomic {
-                format!(" & (aport${q} == {PORT_BITS}'d0)")
-            } else {
-                String::new()
-            };
-            let hand = format!("rbeh${q} & (aport${q} == hport${q}) & (avc${q} == hvc${q}){local}");
-            line(format!("wire ahand${q} = {hand};"));
         }
-    }
-
-    /// The Verilog condition "output VC (j, c) is usable by input port
-    /// q's waiting head": free, or the one its leaving tail holds.
-    fn usable(&self, q: usize, j: usize, c: usize) -> String {
-        let k = j * self.v + c;
-        if self.atomic_at(j) {
-            format!("vfree${k}")
-        } else {
-            format!(
-                "(vfree${k} | (rbeh${q} & (hport${q} == {}'d{j}) & (hvc${q} == {}'d{c})))",
-                PORT_BITS, VC_BITS
-            )
+        line("always @(*) begin".into());
+        for k in 0..pv {
+            let credit = if self.onoff {
+                format!("{{7'd0, output_unit$level${k}}}")
+            } else {
+                format!("{{{}'d0, output_unit$credits${k}}}", 8 - CB)
+            };
+            line(format!(
+                "    valloc$busy${k} = output_unit$busy${k}; valloc$credit${k} = {credit};"
+            ));
+        }
+        for q in 0..p {
+            line(format!(
+                "    valloc$req${q} = rany${q}; valloc$behind${q} = rbeh${q}; \
+                 valloc$held_port${q} = hport${q}; valloc$held_vc${q} = hvc${q}; \
+                 valloc$leaves${q} = rleave${q};"
+            ));
+            for k in 0..pv {
+                line(format!("    valloc$perm${} = perm${q}${k};", q * pv + k));
+            }
+        }
+        line("end".into());
+        for q in 0..p {
+            line(format!(
+                "wire acom${q} = valloc$alloc_valid${q}; wire [{}:0] aport${q} = valloc$alloc_port${q}; \
+                 wire [{}:0] avc${q} = valloc$alloc_vc${q}; wire ahand${q} = valloc$handover${q};",
+                pb - 1,
+                vb - 1
+            ));
         }
     }
 
