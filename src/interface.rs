@@ -23,7 +23,11 @@
 //! assert_eq!(head.offset(3, 0), 1);
 //! ```
 
-use crate::algo::{Dir, Input, Network, NodeId, Port, Relation};
+pub use crate::algo::numbering::{
+    arrival_inputs, deciding_inputs, entry_port, es_digits, es_entry, far_port, input_through,
+    port_at, port_number,
+};
+use crate::algo::{Network, NodeId};
 use crate::spec::{Addressing, RouterSpec, Topology};
 
 /// Bits needed to hold every value in `0..=max` (at least 1).
@@ -48,96 +52,6 @@ pub fn physical_ports(topology: Topology, dims: u32) -> u32 {
         Topology::Hypercube => dims + 1,
         _ => 2 * dims + 1,
     }
-}
-
-/// Interface number of a relation port (docs/interface.md, "Ports"): 0
-/// local; on meshes and tori `2d+1` toward +d and `2d+2` toward -d; on a
-/// hypercube `d+1` for dimension d's one link.
-pub fn port_number(topology: Topology, port: Port) -> usize {
-    match port {
-        Port::Local => 0,
-        Port::Link { dim, .. } if topology == Topology::Hypercube => 1 + dim as usize,
-        Port::Link { dim, dir } => 1 + 2 * dim as usize + usize::from(dir == Dir::Minus),
-    }
-}
-
-/// Interface port `p` of the router at `node` as a relation port (the
-/// inverse of [`port_number`]). A hypercube's port `d+1` leads toward +d
-/// from a node whose bit d is 0, toward -d otherwise.
-pub fn port_at(net: &Network, node: NodeId, p: usize) -> Port {
-    if p == 0 {
-        return Port::Local;
-    }
-    if net.topology == Topology::Hypercube {
-        let d = p - 1;
-        let dir = if net.coord(node, d) == 0 {
-            Dir::Plus
-        } else {
-            Dir::Minus
-        };
-        return Port::link(d, dir);
-    }
-    let dir = if p % 2 == 1 { Dir::Plus } else { Dir::Minus };
-    Port::link((p - 1) / 2, dir)
-}
-
-/// The port at the far end of link port `p`: the opposite direction of
-/// the same dimension (a hypercube dimension has one port, the same at
-/// both ends).
-pub fn far_port(topology: Topology, p: usize) -> usize {
-    match topology {
-        Topology::Hypercube => p,
-        _ if p % 2 == 1 => p + 1,
-        _ => p - 1,
-    }
-}
-
-/// The relation's input for a flit entering through port `port` on `vc`:
-/// through a link it travels the way the upstream router sent it, away
-/// from that router, i.e. in the direction opposite to `port`; through
-/// the local port it is injected.
-pub fn input_through(port: Port, vc: u8) -> Input {
-    Input {
-        port: entry_port(port),
-        vc,
-    }
-}
-
-/// The port through which a flit sent on link `sent` enters the router
-/// across it: the same dimension, the opposite direction (the inverse of
-/// [`input_through`]: `input_through(entry_port(p), vc).port == p`).
-pub fn entry_port(sent: Port) -> Port {
-    match sent {
-        Port::Local => Port::Local,
-        Port::Link { dim, dir } => Port::Link {
-            dim,
-            dir: dir.reverse(),
-        },
-    }
-}
-
-/// The inputs whose answers at `node` cover every input: all of
-/// [`arrival_inputs`] where the relation reads the input (the generic turn
-/// model), else the injection input alone (one question per node and
-/// destination answers for every input).
-pub fn deciding_inputs(rel: &Relation, node: NodeId) -> Vec<Input> {
-    if rel.reads_input() {
-        arrival_inputs(rel, node)
-    } else {
-        vec![Input::INJECTED]
-    }
-}
-
-/// Every input a flit can arrive on at `node`: injected, or through each
-/// existing link on each of the relation's VCs.
-pub fn arrival_inputs(rel: &Relation, node: NodeId) -> Vec<Input> {
-    let mut all = vec![Input::INJECTED];
-    for q in rel.net.links(node) {
-        for vc in 0..rel.vcs {
-            all.push(input_through(q, vc));
-        }
-    }
-    all
 }
 
 /// Bits of one coordinate of `node_id` (and of an absolute address
@@ -301,27 +215,6 @@ impl HeadFormat {
     }
 }
 
-/// The economical-storage table's entry (LAPSES §5.2.1; `cfg_addr` in
-/// docs/interface.md) for the per-dimension digits `s_d`, dimension 0
-/// first: 0 when the destination's coordinate equals the router's, 1 when
-/// it is greater, 2 when it is smaller; the entry is `sum_d s_d 3^d`.
-pub fn es_entry(digits: impl DoubleEndedIterator<Item = u8>) -> usize {
-    digits.rev().fold(0, |acc, s| acc * 3 + usize::from(s))
-}
-
-/// The digits `s_d` of economical-storage entry `entry` in `n`
-/// dimensions, dimension 0 first (the inverse of [`es_entry`]).
-pub fn es_digits(entry: usize, n: usize) -> Vec<u8> {
-    let mut e = entry;
-    (0..n)
-        .map(|_| {
-            let s = (e % 3) as u8;
-            e /= 3;
-            s
-        })
-        .collect()
-}
-
 /// A port of a Verilog module: name, whether it is an input, width.
 pub type ModulePort = (String, bool, u32);
 
@@ -379,6 +272,7 @@ pub const CFG_PORTS: [&str; 4] = ["cfg_we", "cfg_addr", "cfg_mask", "cfg_class"]
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algo::{Dir, Input, Port};
 
     // The table of docs/interface.md, "Ports", written out by hand.
     #[test]

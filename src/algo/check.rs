@@ -70,7 +70,7 @@ impl ChannelIndex {
         let vc = (id % self.vcs) as u8;
         let p = (id / self.vcs) % self.ports;
         let node = (id / self.vcs / self.ports) as NodeId;
-        let port = crate::interface::port_at(&self.net, node, p);
+        let port = super::numbering::port_at(&self.net, node, p);
         Channel { node, port, vc }
     }
 

@@ -39,6 +39,7 @@ pub mod dimension_order;
 pub mod duato;
 pub mod negative_first;
 pub mod north_last;
+pub mod numbering;
 pub mod planar_adaptive;
 pub mod routing;
 pub mod star_channels;
@@ -52,6 +53,7 @@ use crate::error::{Error, Result};
 use crate::limits::{MAX_NETWORK_MODEL_DIMS, MAX_NETWORK_MODEL_NODES, MAX_RADIX, MAX_VCS};
 use crate::spec::{Algorithm, Topology};
 
+pub use numbering::port_number;
 pub use routing::{ChienModel, ClassLayout, RoutingAlgorithm};
 pub use turn_model::{Turn, TurnSet};
 
@@ -283,9 +285,9 @@ impl Network {
 
     /// The port's number in the router's interface (0 local; `1 + d` on a
     /// hypercube; `1 + 2d` (plus) and `2 + 2d` (minus) elsewhere:
-    /// [`crate::interface::port_number`]).
+    /// [`port_number`]).
     pub fn port_index(&self, port: Port) -> usize {
-        crate::interface::port_number(self.topology, port)
+        port_number(self.topology, port)
     }
 
     /// The node across `port`, or `None` for the local port and for links

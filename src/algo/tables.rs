@@ -40,10 +40,10 @@ pub fn sign_vector(net: &Network, node: NodeId, dest: NodeId) -> Vec<i8> {
         .collect()
 }
 
-/// Entry index of a sign vector ([`crate::interface::es_entry`]: digit
+/// Entry index of a sign vector ([`super::numbering::es_entry`]: digit
 /// 0 for sign 0, 1 for +, 2 for -).
 pub fn sign_index(signs: &[i8]) -> usize {
-    crate::interface::es_entry(signs.iter().map(|&s| match s {
+    super::numbering::es_entry(signs.iter().map(|&s| match s {
         0 => 0,
         1 => 1,
         _ => 2,
@@ -51,9 +51,9 @@ pub fn sign_index(signs: &[i8]) -> usize {
 }
 
 /// Sign vector of entry `index` for `n` dimensions
-/// ([`crate::interface::es_digits`]).
+/// ([`super::numbering::es_digits`]).
 pub fn signs_of(index: usize, n: usize) -> Vec<i8> {
-    crate::interface::es_digits(index, n)
+    super::numbering::es_digits(index, n)
         .into_iter()
         .map(|d| match d {
             0 => 0,
@@ -86,7 +86,7 @@ fn outputs(rel: &Relation, node: NodeId, dest: NodeId, buf: &mut Vec<Hop>) -> (V
     if !rel.reads_input() {
         return (base, false);
     }
-    for input in crate::interface::arrival_inputs(rel, node)
+    for input in super::numbering::arrival_inputs(rel, node)
         .into_iter()
         .skip(1)
     {

@@ -39,35 +39,7 @@ use crate::error::{Error, Result};
 use crate::spec::Topology;
 
 use super::tables::CompiledTable;
-
-/// The look-ahead field's VCs: per field value (bit o: port o permitted)
-/// the permitted output VCs (bit o V + v).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LookaheadTable {
-    /// Physical ports P of the router.
-    pub ports: usize,
-    /// Virtual channels V per physical channel.
-    pub vcs: usize,
-    /// Bits of the field (`spec::lookahead_field_bits`).
-    pub field_bits: usize,
-    /// Field -> permitted output VCs, sorted by field (`Row::key`).
-    pub rows: Vec<Row>,
-    /// The next router's field from its decoder's routing key (the key of
-    /// the head as it leaves, at the neighbour's node id): key -> field
-    /// (bit b of the mask: field bit b), sorted by key.
-    pub next: Vec<Row>,
-}
-
-impl LookaheadTable {
-    /// The permitted output VCs of a head flit carrying `field` (none for a
-    /// field no router writes).
-    pub fn lookup(&self, field: u64) -> Option<&Row> {
-        self.rows
-            .binary_search_by_key(&field, |r| u64::from(r.key))
-            .ok()
-            .map(|i| &self.rows[i])
-    }
-}
+pub use super::tables::LookaheadTable;
 
 /// The field a head flit for `dest` carries into `node` (docs/interface.md,
 /// "Head flit"): bit o for each port o the relation permits there, and on a

@@ -38,6 +38,36 @@ use crate::limits::{
 use crate::spec::Addressing;
 use rayon::prelude::*;
 
+/// The look-ahead field's VCs ([`super::lookahead`] compiles it): per
+/// field value (bit o: port o permitted) the permitted output VCs (bit
+/// o V + v).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LookaheadTable {
+    /// Physical ports P of the router.
+    pub ports: usize,
+    /// Virtual channels V per physical channel.
+    pub vcs: usize,
+    /// Bits of the field (`spec::lookahead_field_bits`).
+    pub field_bits: usize,
+    /// Field -> permitted output VCs, sorted by field (`Row::key`).
+    pub rows: Vec<Row>,
+    /// The next router's field from its decoder's routing key (the key of
+    /// the head as it leaves, at the neighbour's node id): key -> field
+    /// (bit b of the mask: field bit b), sorted by key.
+    pub next: Vec<Row>,
+}
+
+impl LookaheadTable {
+    /// The permitted output VCs of a head flit carrying `field` (none for a
+    /// field no router writes).
+    pub fn lookup(&self, field: u64) -> Option<&Row> {
+        self.rows
+            .binary_search_by_key(&field, |r| u64::from(r.key))
+            .ok()
+            .map(|i| &self.rows[i])
+    }
+}
+
 /// A relation as the router's hardware holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompiledTable {
@@ -59,7 +89,7 @@ pub struct CompiledTable {
     /// the whole channel dependency graph, where such a wait adds no arc.
     pub atomic: bool,
     /// With `lookahead = true`: the VCs each look-ahead field permits.
-    pub la: Option<super::lookahead::LookaheadTable>,
+    pub la: Option<LookaheadTable>,
     /// Per input port q, bit o: some packet that can arrive on q (injected
     /// there, or sent by the upstream router's relation) may leave by
     /// output port o ([`reach`]). The crossbar connects only these pairs.
