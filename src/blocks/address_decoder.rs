@@ -164,6 +164,22 @@ pub struct DecoderShape {
     pub ports: usize,
     /// VCs per port (see `ports`).
     pub vcs: usize,
+    /// What the outputs are (for the comments of the Verilog table).
+    pub outputs_are: Outputs,
+}
+
+/// What a decoder's outputs select: the router's output VCs, the word
+/// lines of a routing table's entries, or the bits of the look-ahead field
+/// of the next router (the decoder is the same circuit; only the comments
+/// in its Verilog differ).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outputs {
+    /// Output VC k = o V + v.
+    OutputVcs,
+    /// Word line e of a routing table (LAPSES §5.2.1).
+    WordLines,
+    /// Bit b of the look-ahead field (LAPSES §3.2).
+    FieldBits,
 }
 
 /// Width of the intermediate sum a + o of the torus wraparound test.
@@ -202,6 +218,7 @@ impl DecoderShape {
             node_key: node_key || addressing == Addressing::Absolute,
             ports,
             vcs,
+            outputs_are: Outputs::OutputVcs,
         }
     }
 
@@ -324,6 +341,66 @@ impl DecoderShape {
                 }
             }
         }
+    }
+
+    /// What a table row encodes, for the comment beside it in the
+    /// Verilog: each dimension not yet done and its state code (module
+    /// documentation), then the permitted output VCs by port.
+    pub fn row_comment(&self, row: &Row) -> String {
+        let state: Vec<String> = (0..self.dims)
+            .filter_map(|d| {
+                let code = (row.key >> (CODE_BITS * d)) & ((1 << CODE_BITS) - 1);
+                let says = match code {
+                    0 => return None,
+                    1 => "+",
+                    2 => "+ across the wraparound",
+                    3 => "-",
+                    4 => "- across the wraparound",
+                    5 => "either way, + across the wraparound",
+                    _ => "either way, - across the wraparound",
+                };
+                Some(format!("d{d} {says}"))
+            })
+            .collect();
+        let state = if state.is_empty() {
+            "arrived".to_string()
+        } else {
+            state.join(", ")
+        };
+        let set = |k: &usize| row.permits(*k);
+        let list = |ks: Vec<usize>| {
+            ks.iter()
+                .map(|k| k.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let outputs: Vec<String> = match self.outputs_are {
+            Outputs::OutputVcs => (0..self.ports)
+                .filter_map(|o| {
+                    let vcs: Vec<usize> =
+                        (0..self.vcs).filter(|v| set(&(o * self.vcs + v))).collect();
+                    (!vcs.is_empty()).then(|| format!("port {o} VC {}", list(vcs)))
+                })
+                .collect(),
+            Outputs::WordLines => (0..self.outputs())
+                .filter(set)
+                .map(|e| format!("entry {e}"))
+                .collect(),
+            Outputs::FieldBits => {
+                let bits: Vec<usize> = (0..self.outputs()).filter(set).collect();
+                if bits.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![format!("next field bits {}", list(bits))]
+                }
+            }
+        };
+        let outputs = if outputs.is_empty() {
+            "nothing".to_string()
+        } else {
+            outputs.join("; ")
+        };
+        format!("{state}: {outputs}")
     }
 
     /// The routing key of a head flit `data` at node `node`.
@@ -640,9 +717,10 @@ impl<const W: usize> AddressDecoder<W> {
         for r in &self._rows {
             let _ = writeln!(
                 s,
-                "            {kb}'h{:x}: mask = {};",
+                "            {kb}'h{:x}: mask = {};  // {}",
                 r.key,
-                hex_literal(pv, &r.mask)
+                hex_literal(pv, &r.mask),
+                shape.row_comment(r)
             );
         }
         let _ = writeln!(s, "            default: mask = {pv}'h0;");
@@ -811,6 +889,35 @@ mod tests {
     use crate::blocks::cosim::{random_stimulus, run_model};
     use crate::blocks::tool_checks::all_checks;
     use crate::blocks::{prepare, BlockKind, BlockParams};
+
+    /// Each row of the Verilog table says what it encodes: dimension-order
+    /// routing on a 2-D mesh (x first, Dally and Seitz) sends a packet
+    /// with both offsets + to port 1 (x+, docs/interface.md numbering),
+    /// one with only y - to port 4, and ejects at offset zero.
+    #[test]
+    fn the_table_rows_say_what_they_encode() {
+        let dec = AddressDecoder::<16>::dimension_order(2, Addressing::Relative).unwrap();
+        let body = dec.body();
+        let comment = |key: u32| {
+            let line = body
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("6'h{key:x}:")))
+                .unwrap_or_else(|| panic!("no row for key {key:#x} in\n{body}"));
+            line.split("// ").nth(1).unwrap().to_string()
+        };
+        assert_eq!(comment(0), "arrived: port 0 VC 0");
+        assert_eq!(comment(1 | 1 << 3), "d0 +, d1 +: port 1 VC 0");
+        assert_eq!(comment(3 << 3), "d1 -: port 4 VC 0");
+        let torus = DecoderShape::new(Topology::Torus, 1, 4, Addressing::Relative, 2, true);
+        let row = Row {
+            key: 5,
+            mask: vec![0b1100],
+        };
+        assert_eq!(
+            torus.row_comment(&row),
+            "d0 either way, + across the wraparound: port 1 VC 0,1"
+        );
+    }
 
     /// Per dimension, written from the module documentation with plain
     /// integers: (plus minimal, minus minimal, plus wraps, minus wraps).

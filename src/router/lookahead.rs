@@ -34,7 +34,7 @@
 use std::collections::HashMap;
 
 use crate::algo::{Input, Port, Relation};
-use crate::blocks::address_decoder::{DecoderShape, Row};
+use crate::blocks::address_decoder::{DecoderShape, Outputs, Row};
 use crate::error::{Error, Result};
 use crate::spec::Topology;
 
@@ -183,6 +183,7 @@ pub fn field_shape(table: &CompiledTable, la: &LookaheadTable) -> DecoderShape {
     DecoderShape {
         ports: la.field_bits,
         vcs: 1,
+        outputs_are: Outputs::FieldBits,
         ..table.shape.clone()
     }
 }

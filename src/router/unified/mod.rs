@@ -52,7 +52,7 @@ use super::lookahead::{self, LookaheadTable, NextNode};
 use super::organization::transparent_block;
 use super::tables::{self, CompiledTable};
 use super::{ClassId, Count, LaField, PortId, VcId, LA_BITS, ON_OFF_SLACK, PORT_BITS, VC_BITS};
-use crate::blocks::address_decoder::{DecoderShape, HeaderUpdate};
+use crate::blocks::address_decoder::{DecoderShape, HeaderUpdate, Outputs};
 use crate::blocks::flow_control::{mask_for, COUNT_BITS};
 use crate::blocks::{AddressDecoder, Crossbar, FlowControlUnit, LookaheadMux};
 use crate::error::Result;
@@ -193,6 +193,7 @@ impl<const W: usize> Unified<W> {
                 DecoderShape {
                     ports: entries,
                     vcs: 1,
+                    outputs_are: Outputs::WordLines,
                     ..table.shape.clone()
                 },
                 &t.word_lines(),
