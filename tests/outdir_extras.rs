@@ -114,10 +114,13 @@ fn rtl_header_lists_spec_files_and_blocks() {
             .and_then(|(_, rest)| rest.split_once(':'))
             .map(|(names, _)| names.trim().to_string())
     };
-    assert_eq!(count("flow_control_unit").as_deref(), Some("fcu[0..20]"));
+    assert_eq!(
+        count("flow_control_unit").as_deref(),
+        Some("in_p[0..6].vc[0..2].buffer")
+    );
     assert_eq!(
         count("address_decoder").as_deref(),
-        Some("dec[0..20], indec[0..6]")
+        Some("route_p[0..6].vc[0..2].decoder, arrive_p[0..6].decoder")
     );
     assert_eq!(count("vc_allocator").as_deref(), Some("valloc"));
     assert_eq!(count("crossbar").as_deref(), Some("xbar"));

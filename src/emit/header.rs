@@ -206,27 +206,33 @@ fn instances(rtl: &str, core: &str) -> Vec<(String, String)> {
     let body = &body[..body.find("\nendmodule").unwrap_or(body.len())];
     let prefix = format!("{core}_");
     let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    // The generate loop the line is in: its label and count.
-    let mut loop_of: Option<(String, usize)> = None;
+    // The generate loops the line is in: each one's label and count.
+    let mut loops: Vec<(String, usize)> = Vec::new();
     for l in body.lines() {
         let words: Vec<&str> = l.split_whitespace().collect();
-        if let ["for", "(g", "=", "0;", "g", "<", n, "g", "=", "g", "+", "1)", "begin", ":", label] =
+        if let ["for", _, "=", "0;", _, "<", n, _, "=", _, "+", "1)", "begin", ":", label] =
             words.as_slice()
         {
             let n = n.trim_end_matches(';').parse().unwrap_or(0);
-            loop_of = Some((label.to_string(), n));
+            loops.push((label.to_string(), n));
         } else if let [module, inst, "("] = words.as_slice() {
-            // `<core>_<block> <instance> (`, alone or in a generate loop.
+            // `<core>_<block> <instance> (`, alone or in generate loops
+            // (`in_p[0..4].vc[0..1].buffer`; `unit` left out).
             if !module.starts_with(&prefix) {
                 continue;
             }
             let stem = crate::synth::hierarchy::block_stem(core, module);
-            let shown = match loop_of.take() {
-                Some((label, n)) if n > 1 => format!("{label}[0..{}]", n - 1),
-                Some((label, _)) => format!("{label}[0]"),
-                None => inst.to_string(),
-            };
-            found.entry(stem).or_default().push(shown);
+            let mut shown: Vec<String> = loops
+                .drain(..)
+                .map(|(label, n)| match n {
+                    0 | 1 => format!("{label}[0]"),
+                    n => format!("{label}[0..{}]", n - 1),
+                })
+                .collect();
+            if shown.is_empty() || *inst != "unit" {
+                shown.push(inst.to_string());
+            }
+            found.entry(stem).or_default().push(shown.join("."));
         } else if let [name, "<=", next] = words.as_slice() {
             // A register, updated at the clock: `name <= name_d;`, a vector
             // of them declared `reg [..] name;  // N x W bits`.

@@ -49,12 +49,45 @@ pub struct Written {
 /// named `name`. `titles` gives a module a name by the field holding it
 /// (`("fcu", "flow_control_unit")`); other modules take the field's name.
 pub fn write(top: &dyn Block, name: &str, titles: &[(&str, &str)]) -> Result<Written> {
+    write_named(top, name, titles, &[])
+}
+
+/// How the instances of a Vec of sub-blocks are named: the generate loop
+/// over the Vec's field `field` labelled `outer`, with an inner loop
+/// `inner` of the given count where the elements are that many per outer
+/// index (input VC i = q V + c: `in_p[q].vc[c]`), the instance in it
+/// `instance`.
+#[derive(Debug, Clone, Copy)]
+pub struct InstanceLoops<'a> {
+    /// The Vec's field (`fcu`).
+    pub field: &'a str,
+    /// The outer loop's label (`in_p`).
+    pub outer: &'a str,
+    /// The inner loop's label and count (`vc`, V), if any.
+    pub inner: Option<(&'a str, usize)>,
+    /// The instance's name in the loop (`buffer`).
+    pub instance: &'a str,
+}
+
+/// The genvars of the loops over Vecs of sub-blocks: the outer one, and
+/// the inner one of [`InstanceLoops::inner`].
+const GENVARS: (&str, &str) = ("g", "gi");
+
+/// [`write`], the Vecs of sub-blocks named in `loops` instantiated in
+/// loops of their own labels.
+pub fn write_named(
+    top: &dyn Block,
+    name: &str,
+    titles: &[(&str, &str)],
+    loops: &[InstanceLoops],
+) -> Result<Written> {
     let mut tree = Tree::default();
     top.accept("top", &mut tree);
     let mut w = Writer {
         tree: &tree,
         top: name,
         titles,
+        loops,
         bodies: HashMap::new(),
         taken: HashMap::new(),
         order: Vec::new(),
@@ -75,9 +108,16 @@ pub fn write(top: &dyn Block, name: &str, titles: &[(&str, &str)]) -> Result<Wri
 }
 
 /// The hierarchical name of element `k` of a Vec of sub-blocks `field`
-/// (one module): the instance `unit` of the generate loop `field`.
-pub fn instance_path(field: &str, k: usize) -> String {
-    format!("{field}[{k}].{INSTANCE}")
+/// (one module): the instance `unit` of the generate loop `field`, or as
+/// `loops` names it.
+pub fn instance_path(field: &str, k: usize, loops: &[InstanceLoops]) -> String {
+    match loops.iter().find(|l| l.field == field) {
+        Some(l) => match l.inner {
+            Some((inner, n)) => format!("{}[{}].{inner}[{}].{}", l.outer, k / n, k % n, l.instance),
+            None => format!("{}[{k}].{}", l.outer, l.instance),
+        },
+        None => format!("{field}[{k}].{INSTANCE}"),
+    }
 }
 
 /// The instance name inside each generate loop over a Vec of sub-blocks.
@@ -192,6 +232,7 @@ struct Writer<'a> {
     tree: &'a Tree,
     top: &'a str,
     titles: &'a [(&'a str, &'a str)],
+    loops: &'a [InstanceLoops<'a>],
     /// Module body (its name left out) -> module name.
     bodies: HashMap<String, String>,
     /// Module names in use, by the base they were made from.
@@ -482,35 +523,76 @@ impl Writer<'_> {
                 ));
             }
         }
+        // Each group's loops: its own, where `loops` names it and its
+        // elements divide evenly, else one loop labelled by the field.
+        let loops_of = |g: &vectors::Group<&str>| {
+            let named = self.loops.iter().find(|l| l.field == g.stem);
+            match named {
+                Some(l) if l.inner.map_or(true, |(_, n)| n > 0 && g.n % n == 0) => *l,
+                _ => InstanceLoops {
+                    field: "",
+                    outer: "",
+                    inner: None,
+                    instance: INSTANCE,
+                },
+            }
+        };
         if !kid_groups.is_empty() {
-            s.push_str("\n    genvar g;\n");
+            let nested = kid_groups.iter().any(|g| loops_of(g).inner.is_some());
+            if nested {
+                s.push_str(&format!("\n    genvar {}, {};\n", GENVARS.0, GENVARS.1));
+            } else {
+                s.push_str(&format!("\n    genvar {};\n", GENVARS.0));
+            }
         }
         for (c, module) in kids {
             let child = &self.tree.nodes[*c];
             let child_ports = signals(&child.atoms, |a| a.kind.is_parameter(), true);
             match kid_group(&child.name) {
                 Some((g, 0)) => {
-                    let label = respelled(&g.stem);
-                    s.push_str(&format!(
-                        "\n    generate\n        for (g = 0; g < {}; g = g + 1) begin : {label}\n            \
-                         {module} {INSTANCE} (\n",
-                        g.n
-                    ));
+                    let l = loops_of(g);
+                    let (go, gi) = GENVARS;
+                    let outer = if l.outer.is_empty() {
+                        respelled(&g.stem)
+                    } else {
+                        l.outer.to_string()
+                    };
+                    let (index, indent) = match l.inner {
+                        Some((label, n)) => {
+                            s.push_str(&format!(
+                                "\n    generate\n        for ({go} = 0; {go} < {}; {go} = {go} + 1) \
+                                 begin : {outer}\n            for ({gi} = 0; {gi} < {n}; {gi} = {gi} + 1) \
+                                 begin : {label}\n",
+                                g.n / n
+                            ));
+                            (format!("({go}*{n}+{gi})"), "                ")
+                        }
+                        None => {
+                            s.push_str(&format!(
+                                "\n    generate\n        for ({go} = 0; {go} < {}; {go} = {go} + 1) \
+                                 begin : {outer}\n",
+                                g.n
+                            ));
+                            (go.to_string(), "            ")
+                        }
+                    };
+                    s.push_str(&format!("{indent}{module} {} (\n", l.instance));
                     for (i, p) in child_ports.iter().enumerate() {
                         let comma = if i + 1 < child_ports.len() { "," } else { "" };
                         let stub = respelled(&format!("{}${}", g.stem, p.name));
                         let bits = p.bits();
                         let part = if bits == 1 {
-                            format!("{stub}[g]")
+                            format!("{stub}[{index}]")
                         } else {
-                            format!("{stub}[g*{bits} +: {bits}]")
+                            format!("{stub}[{index}*{bits} +: {bits}]")
                         };
-                        s.push_str(&format!(
-                            "                .{}({part}){comma}\n",
-                            p.declared()
-                        ));
+                        s.push_str(&format!("{indent}    .{}({part}){comma}\n", p.declared()));
                     }
-                    s.push_str("            );\n        end\n    endgenerate\n");
+                    s.push_str(&format!("{indent});\n"));
+                    if l.inner.is_some() {
+                        s.push_str("            end\n");
+                    }
+                    s.push_str("        end\n    endgenerate\n");
                 }
                 Some(_) => {}
                 None => {

@@ -96,7 +96,7 @@ pub fn proof(spec: &RouterSpec) -> Result<Option<Proof>> {
             cb1 = cb - 1,
             wb1 = wb - 1,
         );
-        let queue = crate::router::buffer_queue_instance(i);
+        let queue = crate::router::buffer_queue_instance(i, v);
         let element = |reg: &str| {
             register_element(&h.rtl, &core, reg, i, vcs).map_or_else(String::new, |e| e.1)
         };
@@ -149,7 +149,7 @@ mod tests {
             let path = reg.trim_start_matches("dut.core.");
             if let Some(inst) = path.strip_suffix(".pop") {
                 assert!(
-                    inst.starts_with("fcu[") && inst.ends_with("].unit.queue"),
+                    inst.starts_with("in_p[") && inst.ends_with("].buffer.queue"),
                     "{wire}"
                 );
                 let at = rtl.find(&format!("module {fcu}_queue (")).unwrap();

@@ -274,7 +274,10 @@ pub(crate) fn credit_harness(spec: &RouterSpec, top: &str) -> Result<Option<Harn
                 .map_or_else(String::new, |(_, select)| select);
             probes.push((
                 format!("occ{i}"),
-                format!("dut.core.{}.count", crate::router::buffer_queue_instance(i)),
+                format!(
+                    "dut.core.{}.count",
+                    crate::router::buffer_queue_instance(i, v)
+                ),
             ));
             probes.push((format!("ocr{i}"), format!("dut.core.output_unit.{credits}")));
         }
@@ -611,31 +614,41 @@ pub(crate) mod tests {
         .spec
     }
 
-    /// Whether `path` (`fcu[9].unit.queue.count`, `output_unit.count[49:45]`,
-    /// `routed[3]`) names a register of the router `rtl` whose core is
-    /// `core`: a register of the queue of a flow-control unit inside an instance of
-    /// the generate loop over the buffers, bits of a register vector of
-    /// the module of one instance, or of the core.
+    /// Whether `path` (`in_p[4].vc[1].buffer.queue.count`,
+    /// `output_unit.count[49:45]`, `routed[3]`) names a register of the
+    /// router `rtl` whose core is `core`: a register of the queue of a
+    /// flow-control unit inside the generate loops over the input ports
+    /// and their VCs, bits of a register vector of the module of one
+    /// instance, or of the core.
     pub(crate) fn names_a_register(rtl: &str, core: &str, path: &str) -> bool {
         let Some((inst, reg)) = path.rsplit_once('.') else {
             return names_register_bits(rtl, core, path);
         };
-        let Some((label, k)) = inst
-            .strip_suffix("].unit.queue")
-            .and_then(|i| i.split_once('['))
-            .and_then(|(l, k)| Some((l, k.parse::<usize>().ok()?)))
-        else {
+        let index = |text: &str, label: &str| {
+            text.strip_prefix(label)?
+                .strip_prefix('[')?
+                .strip_suffix(']')?
+                .parse::<usize>()
+                .ok()
+        };
+        let Some((q, c)) = inst.strip_suffix(".buffer.queue").and_then(|i| {
+            let (port, vc) = i.split_once('.')?;
+            Some((index(port, "in_p")?, index(vc, "vc")?))
+        }) else {
             // One instance: its module is `<core>_<instance>`.
             return names_register_bits(rtl, &format!("{core}_{inst}"), reg);
         };
-        let count = rtl.lines().find_map(|l| {
-            l.trim()
-                .strip_prefix("for (g = 0; g < ")?
-                .strip_suffix(&format!("; g = g + 1) begin : {label}"))?
-                .parse::<usize>()
-                .ok()
-        });
-        count.is_some_and(|n| k < n)
+        let count = |label: &str, var: &str| {
+            rtl.lines().find_map(|l| {
+                l.trim()
+                    .strip_prefix(&format!("for ({var} = 0; {var} < "))?
+                    .strip_suffix(&format!("; {var} = {var} + 1) begin : {label}"))?
+                    .parse::<usize>()
+                    .ok()
+            })
+        };
+        count("in_p", "g").is_some_and(|n| q < n)
+            && count("vc", "gi").is_some_and(|n| c < n)
             && register_bits(rtl, &format!("{core}_flow_control_unit_queue"), reg).is_some()
     }
 
@@ -654,7 +667,7 @@ pub(crate) mod tests {
 
     /// The credit proof reads registers the generated router has: each
     /// probe names a register of the RTL (`count` in the queue of the
-    /// flow-control unit `fcu[i].unit`, bits of `count` in the output
+    /// flow-control unit `in_p[q].vc[c].buffer`, bits of `count` in the output
     /// unit), one per input VC and one per
     /// output VC, with the counters' widths; a flow-control unit without
     /// `count` leaves the router without a credit proof rather than a job
@@ -681,7 +694,7 @@ pub(crate) mod tests {
         );
         let sby = p.sby();
         assert!(
-            sby.contains("connect -set occ9 \\dut.core.fcu[9].unit.queue.count\n"),
+            sby.contains("connect -set occ9 \\dut.core.in_p[4].vc[1].buffer.queue.count\n"),
             "{sby}"
         );
         assert!(

@@ -487,17 +487,43 @@ const CORE_WAIVERS: &str = "\
 /* verilator lint_off UNOPTFLAT */
 ";
 
-/// The hierarchical name, inside the core, of the flow-control unit of
-/// input VC `i` (for probes into the router).
-pub fn buffer_instance(i: usize) -> String {
-    crate::hdl::instance_path("fcu", i)
+/// The hierarchical name, inside the core of a unified router of `vcs`
+/// VCs per port, of the flow-control unit of input VC `i` = q V + c
+/// (`in_p[q].vc[c].buffer`, for probes into the router).
+pub fn buffer_instance(i: usize, vcs: usize) -> String {
+    crate::hdl::instance_path("fcu", i, &instance_loops(vcs))
 }
 
 /// The hierarchical name, inside the core, of the queue (occupancy
 /// `count`, `front_valid`, `pop`) of input VC `i`'s flow-control unit,
 /// an instance of `<core>_flow_control_unit_queue`.
-pub fn buffer_queue_instance(i: usize) -> String {
-    format!("{}.queue", buffer_instance(i))
+pub fn buffer_queue_instance(i: usize, vcs: usize) -> String {
+    format!("{}.queue", buffer_instance(i, vcs))
+}
+
+/// How a unified router of `vcs` VCs per port names the instances of its
+/// per-port and per-VC blocks: by the input port q and VC c they serve
+/// (`in_p[2].vc[1].buffer`, `route_p[2].vc[1].decoder`).
+pub fn instance_loops(vcs: usize) -> [crate::hdl::InstanceLoops<'static>; 4] {
+    use crate::hdl::InstanceLoops as L;
+    let per_vc = |field, outer, instance| L {
+        field,
+        outer,
+        inner: Some(("vc", vcs)),
+        instance,
+    };
+    let per_port = |field, outer, instance| L {
+        field,
+        outer,
+        inner: None,
+        instance,
+    };
+    [
+        per_vc("fcu", "in_p", "buffer"),
+        per_vc("dec", "route_p", "decoder"),
+        per_port("indec", "arrive_p", "decoder"),
+        per_port("lamux", "lookahead_p", "mux"),
+    ]
 }
 
 /// Name of the rust-hdl router module inside the emitted file.
@@ -524,7 +550,11 @@ fn core_written(spec: &RouterSpec, table: CompiledTable) -> Result<crate::hdl::W
     ) -> Result<crate::hdl::Written> {
         let mut r = Router::<W>::with_table(spec, table)?;
         crate::blocks::prepare(&mut r);
-        crate::hdl::write(&r, &core_name(spec), MODULE_TITLES)
+        let loops = match r.organization() {
+            organization::Organization::Unified(u) => instance_loops(u.vcs()).to_vec(),
+            _ => Vec::new(),
+        };
+        crate::hdl::write_named(&r, &core_name(spec), MODULE_TITLES, &loops)
     }
     let mut w = match spec.flit_width {
         16 => emit::<16>(spec, table)?,

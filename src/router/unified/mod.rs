@@ -283,6 +283,11 @@ impl<const W: usize> Unified<W> {
         self.es.as_ref()
     }
 
+    /// VCs per port.
+    pub fn vcs(&self) -> usize {
+        self.v
+    }
+
     /// Input buffers present (an input VC no flit arrives on keeps none).
     pub fn buffers_present(&self) -> usize {
         self.fcu.iter().filter(|u| u.is_present()).count()
