@@ -91,6 +91,12 @@ pub enum Command {
     /// routers, a traffic generator and checker per node, packet and error
     /// counts on the LEDs and a UART line; --build makes the bitstream.
     Fpga(FpgaArgs),
+    /// Writes a whole network of the spec's routers as one Verilog top
+    /// module: every node an instance of the router, the links wired as
+    /// docs/interface.md numbers the ports, the ports of a mesh that leave
+    /// the network tied off, the routers' local ports as the network's
+    /// ports (docs/network.md).
+    Network(NetworkArgs),
     /// Simulates a network of generated routers with a network interface
     /// per node: traffic, warm-up, measurement and drain phases; every run
     /// checks that each packet arrives once, at its destination, in order
@@ -470,6 +476,29 @@ pub struct FpgaArgs {
     /// Also run Yosys, nextpnr and icepack or ecppack: DIR/build/.
     #[arg(long)]
     pub build: bool,
+}
+
+/// The arguments of `routergen network`.
+#[derive(Debug, Args)]
+pub struct NetworkArgs {
+    /// The router specification (its topology, radix and dimensions are
+    /// the network's).
+    #[command(flatten)]
+    pub spec: SpecArgs,
+
+    /// Register stages on each link, each way (for long wires on an
+    /// FPGA): each adds a cycle to a hop and two to the credit round trip.
+    #[arg(
+        long = "link-stages",
+        id = "link_stages",
+        value_name = "N",
+        default_value_t = 0
+    )]
+    pub link_stages: u32,
+
+    /// Output directory: DIR/rtl/network_<name>.v.
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 /// The arguments of `routergen block`.

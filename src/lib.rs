@@ -92,6 +92,7 @@ pub mod interrupt;
 pub mod jobs;
 pub mod limits;
 pub mod model;
+pub mod network;
 pub mod output;
 pub mod prove;
 pub mod router;

@@ -29,6 +29,10 @@ pub const MAX_VCS: u32 = 16;
 /// Largest input buffer, in flits per virtual channel (5-bit occupancy
 /// counters).
 pub const MAX_BUFFER_DEPTH: u32 = 16;
+
+/// Most register stages on a link of a generated network (`routergen
+/// network`), each way: a long wire on an FPGA needs one or two.
+pub const MAX_LINK_STAGES: u32 = 8;
 /// Flit widths a router is built for (rust-hdl widths are fixed when
 /// routergen is compiled).
 pub const ROUTER_FLIT_WIDTHS: [u32; 3] = [16, 32, 64];

@@ -20,6 +20,7 @@ pub mod generate;
 pub mod job;
 pub mod matrix;
 pub mod model;
+pub mod network;
 pub mod prove;
 pub mod sim;
 pub mod study;
@@ -65,6 +66,7 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
         Some(Command::Check(args)) => check::run(args),
         Some(Command::Synth(args)) => synth::run(args),
         Some(Command::Fpga(args)) => fpga::run(args),
+        Some(Command::Network(args)) => network::run(args),
         Some(Command::Sim(args)) => sim::run(args),
         Some(Command::Bench(args)) => bench::run(args),
         Some(Command::Analyze(args)) => analyze::run(args),
