@@ -29,7 +29,6 @@ pub const MAX_VCS: u32 = 16;
 /// Largest input buffer, in flits per virtual channel (5-bit occupancy
 /// counters).
 pub const MAX_BUFFER_DEPTH: u32 = 16;
-
 /// Most register stages on a link of a generated network (`routergen
 /// network`), each way: a long wire on an FPGA needs one or two.
 pub const MAX_LINK_STAGES: u32 = 8;
@@ -166,6 +165,11 @@ pub fn table() -> Vec<Limit> {
             what: "meta routing table",
             allowed: format!("networks of at most {MAX_META_TABLE_NODES} nodes"),
             why: "the reset contents are a ROM of N x about 2 sqrt(N) entries",
+        },
+        Limit {
+            what: "register stages on a link of a network (`routergen network`)",
+            allowed: format!("0 to {MAX_LINK_STAGES}, each way; 0 with on/off flow control"),
+            why: "a long wire on an FPGA needs one or two; an on/off level leaves room for one unstaged round trip",
         },
         Limit {
             what: "deadlock proof in a generated report",

@@ -48,19 +48,17 @@ pub fn top_name(spec: &RouterSpec) -> String {
     )
 }
 
-/// Every link of the network of `spec`, by receiving port: node n's link
-/// port p receives what the router across it sends on the far port
-/// (docs/interface.md, "Ports"); a mesh port that leaves the network has
-/// none.
-pub fn links(spec: &RouterSpec) -> Result<Vec<Link>> {
-    let net = Network::new(spec.topology, spec.dims, spec.radix)?;
-    let ports = spec.physical_ports() as usize;
+/// Every link of `net` (routers of `ports` ports), by receiving port:
+/// node n's link port p receives what the router across it sends on the
+/// far port (docs/interface.md, "Ports"); a mesh port that leaves the
+/// network has none.
+pub fn links(net: &Network, ports: usize) -> Vec<Link> {
     let mut out = Vec::new();
     for n in 0..net.nodes() {
         let node: NodeId = n;
         for p in 1..ports {
-            if let Some(m) = net.neighbour(node, port_at(&net, node, p)) {
-                let f = far_port(spec.topology, p);
+            if let Some(m) = net.neighbour(node, port_at(net, node, p)) {
+                let f = far_port(net.topology, p);
                 out.push(Link {
                     to: n as usize * ports + p,
                     from: m as usize * ports + f,
@@ -72,7 +70,7 @@ pub fn links(spec: &RouterSpec) -> Result<Vec<Link>> {
             }
         }
     }
-    Ok(out)
+    out
 }
 
 /// Checks the network's own parameters against `spec`.
@@ -124,7 +122,7 @@ pub fn verilog(spec: &RouterSpec, params: &NetworkParams) -> Result<String> {
     ctx.insert("v", &spec.vcs);
     ctx.insert("vb", &crate::router::vc_bits(spec.vcs));
     ctx.insert("stages", &params.link_stages);
-    ctx.insert("links", &links(spec)?);
+    ctx.insert("links", &links(&net, ports));
     let node_bits = crate::router::node_id_bits_of(&table);
     ctx.insert("has_node", &node_bits.is_some());
     ctx.insert("node_bits", &node_bits.unwrap_or(0));

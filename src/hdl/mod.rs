@@ -71,7 +71,7 @@ pub struct InstanceLoops<'a> {
 
 /// The genvars of the loops over Vecs of sub-blocks: the outer one, and
 /// the inner one of [`InstanceLoops::inner`].
-const GENVARS: (&str, &str) = ("g", "gi");
+pub const GENVARS: (&str, &str) = ("g", "gi");
 
 /// [`write`], the Vecs of sub-blocks named in `loops` instantiated in
 /// loops of their own labels.

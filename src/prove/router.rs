@@ -647,8 +647,9 @@ pub(crate) mod tests {
                     .ok()
             })
         };
-        count("in_p", "g").is_some_and(|n| q < n)
-            && count("vc", "gi").is_some_and(|n| c < n)
+        let (outer, inner) = crate::hdl::GENVARS;
+        count("in_p", outer).is_some_and(|n| q < n)
+            && count("vc", inner).is_some_and(|n| c < n)
             && register_bits(rtl, &format!("{core}_flow_control_unit_queue"), reg).is_some()
     }
 
