@@ -71,10 +71,12 @@ equiv:
 # Every configuration of `make matrix` (ONLY=name-part selects some) as
 # this routergen writes it, proved equivalent by Yosys and ABC to the
 # Verilog an earlier routergen binary writes (BEFORE=path): the check of a
-# change meant to keep the hardware.
+# change meant to keep the hardware. JOBS=n proofs at once (default: one
+# per core); DONE=log skips the routers an earlier run's log proved.
 equiv-before:
 	@test -n "$(BEFORE)" || { echo "make equiv-before: give BEFORE=path/to/an/earlier/routergen"; exit 2; }
-	ROUTERGEN_BEFORE="$(abspath $(BEFORE))" MATRIX_ONLY="$(ONLY)" $(CARGO) test --test equiv \
+	ROUTERGEN_BEFORE="$(abspath $(BEFORE))" MATRIX_ONLY="$(ONLY)" EQUIV_JOBS="$(JOBS)" \
+	  EQUIV_DONE="$(if $(DONE),$(abspath $(DONE)))" $(CARGO) test --release --test equiv \
 	  every_matrix_router_is_the_earlier_routergens -- --ignored --nocapture
 
 # Bitstreams of the bring-up design for every board (out/fpga/<board>/build/).

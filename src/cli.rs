@@ -11,6 +11,7 @@ use clap::{Arg, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum}
 
 use crate::jobs::ExecutorKind;
 use crate::limits::{BLOCK_FLIT_WIDTHS, MAX_COST_MODEL_DIMS};
+use crate::network::Endpoints;
 use crate::sim::traffic::Injection;
 use crate::sim::EngineKind;
 use crate::spec::names::{one_of, Named};
@@ -495,6 +496,11 @@ pub struct NetworkArgs {
         default_value_t = 0
     )]
     pub link_stages: u32,
+
+    /// Each node's endpoint: a network interface with AXI4-Stream ports
+    /// (injection and ejection), or the router's local port itself.
+    #[arg(long, value_parser = named::<Endpoints>(), default_value = "axi-stream")]
+    pub endpoints: Endpoints,
 
     /// Output directory: DIR/rtl/network_<name>.v.
     #[arg(short = 'o', long = "out", value_name = "DIR")]

@@ -98,7 +98,9 @@ fn every_matrix_router_is_rust_hdls() {
 /// Every configuration of `make matrix` (`ONLY=` a part of the names):
 /// the whole router this routergen writes is equivalent to the one the
 /// routergen binary `ROUTERGEN_BEFORE` writes for the same spec (`make
-/// equiv-before BEFORE=BINARY`).
+/// equiv-before BEFORE=BINARY`). `EQUIV_JOBS` proofs run at once (default
+/// one per core); the routers named in `EQUIV_DONE` (the log of an earlier
+/// run, its `equivalent: NAME` lines) are not proved again.
 #[test]
 #[ignore = "hours: make equiv-before BEFORE=BINARY"]
 fn every_matrix_router_is_the_earlier_routergens() {
@@ -106,38 +108,77 @@ fn every_matrix_router_is_the_earlier_routergens() {
         "ROUTERGEN_BEFORE names an earlier routergen binary (make equiv-before BEFORE=...)",
     );
     let only = std::env::var("MATRIX_ONLY").unwrap_or_default();
-    let mut failed = Vec::new();
-    for s in matrix().into_iter().filter(|s| s.name().contains(&only)) {
-        let name = s.name();
-        let t = Instant::now();
-        let dir = tempfile::tempdir().unwrap();
-        let config = dir.path().join("spec.toml");
-        std::fs::write(&config, s.to_toml()).unwrap();
-        let out = dir.path().join("out");
-        let run = std::process::Command::new(&before)
-            .arg("--config")
-            .arg(&config)
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .expect("the earlier routergen runs");
-        let verdict = if run.status.success() {
-            let gold = std::fs::read_to_string(out.join(format!("rtl/{name}.v"))).unwrap();
-            let gate = routergen::router::verilog(&s).unwrap();
-            prove_equivalent(&gold, &gate, &name).map_err(|e| e.to_string())
-        } else {
-            Err(format!(
-                "the earlier routergen failed: {}",
-                String::from_utf8_lossy(&run.stderr)
-            ))
-        };
-        match verdict {
-            Ok(_) => println!("equivalent: {name} ({:.0} s)", t.elapsed().as_secs_f64()),
-            Err(e) => {
-                println!("NOT PROVED: {name}: {e}");
-                failed.push(name);
-            }
+    let done: Vec<String> = match std::env::var("EQUIV_DONE") {
+        Ok(log) if !log.is_empty() => std::fs::read_to_string(&log)
+            .unwrap_or_else(|e| panic!("EQUIV_DONE={log}: {e}"))
+            .lines()
+            .filter_map(|l| l.strip_prefix("equivalent: "))
+            .filter_map(|l| l.split(' ').next())
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let jobs = std::env::var("EQUIV_JOBS")
+        .ok()
+        .and_then(|j| j.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let specs: Vec<RouterSpec> = matrix()
+        .into_iter()
+        .filter(|s| s.name().contains(&only) && !done.contains(&s.name()))
+        .collect();
+    println!(
+        "{} routers to prove ({} proved before), {jobs} at once",
+        specs.len(),
+        done.len()
+    );
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(s) = specs.get(i) else { break };
+                let name = s.name();
+                let t = Instant::now();
+                match prove_against_binary(&before, s) {
+                    Ok(()) => println!("equivalent: {name} ({:.0} s)", t.elapsed().as_secs_f64()),
+                    Err(e) => {
+                        println!("NOT PROVED: {name}: {e}");
+                        failed.lock().unwrap().push(name);
+                    }
+                }
+            });
         }
-    }
+    });
+    let failed = failed.into_inner().unwrap();
     assert!(failed.is_empty(), "not proved: {failed:?}");
+}
+
+/// Proves the router `spec` as this routergen writes it equivalent to the
+/// one the routergen binary `before` writes.
+fn prove_against_binary(before: &str, spec: &RouterSpec) -> Result<(), String> {
+    let name = spec.name();
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let config = dir.path().join("spec.toml");
+    std::fs::write(&config, spec.to_toml()).map_err(|e| e.to_string())?;
+    let out = dir.path().join("out");
+    let run = std::process::Command::new(before)
+        .arg("--config")
+        .arg(&config)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .map_err(|e| format!("{before} does not run: {e}"))?;
+    if !run.status.success() {
+        return Err(format!(
+            "the earlier routergen failed: {}",
+            String::from_utf8_lossy(&run.stderr)
+        ));
+    }
+    let gold =
+        std::fs::read_to_string(out.join(format!("rtl/{name}.v"))).map_err(|e| e.to_string())?;
+    let gate = routergen::router::verilog(spec).map_err(|e| e.to_string())?;
+    prove_equivalent(&gold, &gate, &name)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }

@@ -14,7 +14,8 @@ use std::process::Command;
 use routergen::algo::Network;
 use routergen::flows::require_tool;
 use routergen::interface::HeadFormat;
-use routergen::network::{self, NetworkParams};
+use routergen::network::{self, Endpoints, NetworkParams};
+use routergen::spec::names::Named;
 use routergen::spec::{RouterSpec, SpecInput};
 
 fn spec(toml: &str) -> RouterSpec {
@@ -119,24 +120,38 @@ endmodule
     (tb, packets)
 }
 
-/// Generates the network of `toml`, checks it with the tools, runs every
-/// pair's packet through it and checks each arrives where and as sent.
-fn every_packet_arrives(toml: &str, link_stages: u32) {
+/// Generates the network of `toml` with `routergen network`, checks the
+/// file is the library's, Verilator -Wall clean and read by Yosys; the
+/// spec, the directory (kept while it lives), the file and its top.
+fn generate_and_lint(
+    toml: &str,
+    link_stages: u32,
+    endpoints: Endpoints,
+) -> Option<(RouterSpec, tempfile::TempDir, std::path::PathBuf, String)> {
     if !["verilator", "iverilog", "vvp", "yosys"]
         .iter()
         .all(|t| require_tool(t))
     {
-        return;
+        return None;
     }
     let spec = spec(toml);
-    let params = NetworkParams { link_stages };
+    let params = NetworkParams {
+        link_stages,
+        endpoints,
+    };
     let dir = tempfile::tempdir().unwrap();
     let stages = link_stages.to_string();
     let mut args = vec!["network", "--config"];
     let cfg = dir.path().join("spec.toml");
     std::fs::write(&cfg, toml).unwrap();
     args.push(cfg.to_str().unwrap());
-    args.extend(["--link-stages", &stages, "-o"]);
+    args.extend([
+        "--link-stages",
+        &stages,
+        "--endpoints",
+        endpoints.name(),
+        "-o",
+    ]);
     let out = dir.path().join("out");
     args.push(out.to_str().unwrap());
     let o = common::routergen(&args);
@@ -163,20 +178,35 @@ fn every_packet_arrives(toml: &str, link_stages: u32) {
         .output()
         .unwrap();
     assert!(synth.status.success(), "{}", common::stdout(&synth));
-    let (tb, packets) = testbench(&spec, &top);
-    let tb_file = dir.path().join("tb.v");
+    Some((spec, dir, rtl, top))
+}
+
+/// Compiles `rtl` and the testbench `tb` with Icarus and runs it; its output.
+fn icarus(dir: &Path, rtl: &Path, tb: &str) -> String {
+    let tb_file = dir.join("tb.v");
     std::fs::write(&tb_file, tb).unwrap();
-    let exe = dir.path().join("sim");
+    let exe = dir.join("sim");
     let c = Command::new("iverilog")
         .arg("-o")
         .arg(&exe)
-        .arg(&rtl)
+        .arg(rtl)
         .arg(&tb_file)
         .output()
         .unwrap();
     assert!(c.status.success(), "iverilog: {}", common::stderr(&c));
     let run = Command::new("vvp").arg("-n").arg(&exe).output().unwrap();
-    let text = common::stdout(&run);
+    common::stdout(&run)
+}
+
+/// Generates the network of `toml`, checks it with the tools, runs every
+/// pair's packet through its local ports and checks each arrives where
+/// and as sent.
+fn every_packet_arrives(toml: &str, link_stages: u32) {
+    let Some((spec, dir, rtl, top)) = generate_and_lint(toml, link_stages, Endpoints::Flits) else {
+        return;
+    };
+    let (tb, packets) = testbench(&spec, &top);
+    let text = icarus(dir.path(), &rtl, &tb);
     assert!(text.contains("DONE"), "{text}");
     let ejected: Vec<(u32, bool, bool, u64)> = text
         .lines()
@@ -260,4 +290,290 @@ fn link_stages_out_of_range_and_on_off_links_are_refused() {
         common::stderr(&o)
     );
     assert!(!out.exists());
+}
+
+/// A packet an endpoint sends: its source, destination and beats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Transfer {
+    source: u32,
+    dest: u32,
+    beats: Vec<u64>,
+}
+
+/// Random traffic: `per_node` packets from every node, each to a random
+/// node (itself included) and of 1 to 4 beats of random data.
+fn random_transfers(nodes: u32, per_node: usize, w: u32, seed: u64) -> Vec<Vec<Transfer>> {
+    let mut x = seed;
+    let mut next = move || {
+        // A 64-bit linear congruential generator (Knuth's MMIX constants).
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        x >> 11
+    };
+    let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    (0..nodes)
+        .map(|source| {
+            (0..per_node)
+                .map(|_| Transfer {
+                    source,
+                    dest: (next() % u64::from(nodes)) as u32,
+                    beats: (0..1 + next() % 4).map(|_| next() & mask).collect(),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// An Icarus testbench driving every endpoint at once: each node's
+/// AXI4-Stream slave sends its transfers with random gaps between beats,
+/// each master takes beats on random cycles, and every beat taken is
+/// printed: `BEAT node tid tdest last data`.
+fn axi_testbench(spec: &RouterSpec, top: &str, transfers: &[Vec<Transfer>]) -> String {
+    let net = Network::new(spec.topology, spec.dims, spec.radix).unwrap();
+    let cb = routergen::interface::coord_bits(spec.topology, spec.radix);
+    let nb = spec.dims * cb;
+    let w = spec.flit_width;
+    let id = |n: u32| routergen::interface::node_id(&net, cb, n);
+    let mut body = String::new();
+    let mut ports = String::new();
+    let mut total = 0;
+    for (n, list) in transfers.iter().enumerate() {
+        let beats: Vec<(bool, u64, u64)> = list
+            .iter()
+            .flat_map(|t| {
+                let last = t.beats.len() - 1;
+                t.beats
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, &b)| (i == last, id(t.dest), b))
+            })
+            .collect();
+        total += beats.len();
+        let _ = writeln!(
+            body,
+            "  reg [{top_bit}:0] beats{n} [0:{len}];\n  integer ptr{n} = 0;\n  reg valid{n} = 0;\n  \
+             wire [{top_bit}:0] cur{n} = beats{n}[ptr{n}];\n  initial begin",
+            top_bit = w + nb,
+            len = beats.len().max(1) - 1
+        );
+        for (i, (last, dest, data)) in beats.iter().enumerate() {
+            let _ = writeln!(
+                body,
+                "    beats{n}[{i}] = {{1'b{}, {nb}'h{dest:x}, {w}'h{data:x}}};",
+                u8::from(*last)
+            );
+        }
+        let _ = writeln!(
+            body,
+            "  end\n  always @(posedge clk) begin\n    if (rst) valid{n} <= 0;\n    \
+             else if (valid{n} && tready[{n}]) begin\n      ptr{n} <= ptr{n} + 1;\n      \
+             valid{n} <= ptr{n} + 1 < {len} && ($random(seed) & 3) != 0;\n    end else if (!valid{n}) \
+             valid{n} <= ptr{n} < {len} && ($random(seed) & 3) != 0;\n  end",
+            len = beats.len()
+        );
+        let _ = write!(
+            ports,
+            ",\n    .n{n}_s_axis_tdata(cur{n}[{w1}:0]), .n{n}_s_axis_tvalid(valid{n}), \
+             .n{n}_s_axis_tready(tready[{n}]), .n{n}_s_axis_tlast(cur{n}[{top_bit}]), \
+             .n{n}_s_axis_tdest(cur{n}[{w} +: {nb}]),\n    .n{n}_m_axis_tdata(m_data[{n}*{w} +: {w}]), \
+             .n{n}_m_axis_tvalid(m_valid[{n}]), .n{n}_m_axis_tready(m_ready[{n}]), \
+             .n{n}_m_axis_tlast(m_last[{n}]), .n{n}_m_axis_tdest(m_dest[{n}*{nb} +: {nb}]), \
+             .n{n}_m_axis_tid(m_tid[{n}*{nb} +: {nb}])",
+            w1 = w - 1,
+            top_bit = w + nb
+        );
+    }
+    let n = transfers.len();
+    format!(
+        "`timescale 1ns/1ps
+module tb;
+  reg clk = 0, rst = 1;
+  always #5 clk = ~clk;
+  integer seed = 7, k, received = 0, cycles = 0;
+  wire [{n1}:0] tready, m_valid, m_last;
+  reg [{n1}:0] m_ready = 0;
+  wire [{nw}:0] m_data;
+  wire [{nnb}:0] m_dest, m_tid;
+{body}
+  {top} dut (.clk(clk), .rst(rst){ports});
+  always @(posedge clk) begin
+    cycles = cycles + 1;
+    for (k = 0; k < {n}; k = k + 1)
+      if (!rst && m_valid[k] && m_ready[k]) begin
+        received = received + 1;
+        $display(\"BEAT %0d %0d %0d %0d %h\", k, m_tid[k*{nb} +: {nb}], m_dest[k*{nb} +: {nb}],
+          m_last[k], m_data[k*{w} +: {w}]);
+      end
+    m_ready <= $random(seed);
+  end
+  initial begin
+    repeat (3) @(negedge clk); rst = 0;
+    while (received < {total} && cycles < 200000) @(negedge clk);
+    // Nothing more may come out: a beat delivered twice would.
+    repeat (200) @(negedge clk);
+    $display(\"DONE %0d cycles\", cycles);
+    $finish;
+  end
+endmodule
+",
+        n1 = n - 1,
+        nw = n as u32 * w - 1,
+        nnb = n as u32 * nb - 1,
+    )
+}
+
+/// Generates the network of `toml` with AXI4-Stream endpoints, checks it
+/// with the tools, and sends `per_node` random transfers from every node
+/// at once: each must arrive once, at its destination (TDEST), from its
+/// source (TID), unchanged, and in order among those of its pair.
+fn every_transfer_arrives_in_order(toml: &str, link_stages: u32, per_node: usize) {
+    let Some((spec, dir, rtl, top)) = generate_and_lint(toml, link_stages, Endpoints::AxiStream)
+    else {
+        return;
+    };
+    let net = Network::new(spec.topology, spec.dims, spec.radix).unwrap();
+    let cb = routergen::interface::coord_bits(spec.topology, spec.radix);
+    let node_of_id = |id: u64| {
+        (0..net.nodes())
+            .find(|&n| routergen::interface::node_id(&net, cb, n) == id)
+            .unwrap_or_else(|| panic!("no node has id {id:x}"))
+    };
+    let transfers = random_transfers(net.nodes(), per_node, spec.flit_width, 1);
+    let text = icarus(dir.path(), &rtl, &axi_testbench(&spec, &top, &transfers));
+    assert!(text.contains("DONE"), "{text}");
+    // Each node's beats, cut into transfers at TLAST.
+    let mut got: Vec<Transfer> = Vec::new();
+    let mut open: Vec<Option<Transfer>> = vec![None; net.nodes() as usize];
+    for l in text.lines().filter_map(|l| l.strip_prefix("BEAT ")) {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let node: u32 = f[0].parse().unwrap();
+        let source = node_of_id(f[1].parse().unwrap());
+        let dest = node_of_id(f[2].parse().unwrap());
+        assert_eq!(dest, node, "TDEST of a beat at node {node}: {l}");
+        let data = u64::from_str_radix(f[4], 16).unwrap();
+        let t = open[node as usize].get_or_insert(Transfer {
+            source,
+            dest,
+            beats: Vec::new(),
+        });
+        assert_eq!(
+            t.source, source,
+            "TID changed within a transfer at node {node}: {l}"
+        );
+        t.beats.push(data);
+        if f[3] == "1" {
+            got.push(open[node as usize].take().unwrap());
+        }
+    }
+    assert!(
+        open.iter().all(Option::is_none),
+        "a transfer without its last beat"
+    );
+    // Per pair, the transfers in the order sent.
+    for s in 0..net.nodes() {
+        for d in 0..net.nodes() {
+            let sent: Vec<&Transfer> = transfers[s as usize]
+                .iter()
+                .filter(|t| t.dest == d)
+                .collect();
+            let arrived: Vec<&Transfer> = got
+                .iter()
+                .filter(|t| t.source == s && t.dest == d)
+                .collect();
+            assert_eq!(arrived, sent, "transfers {s} -> {d}");
+        }
+    }
+    assert_eq!(
+        got.len(),
+        transfers.iter().map(Vec::len).sum::<usize>(),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_3x3_mesh_with_two_vcs_delivers_axi_stream_transfers_in_order() {
+    every_transfer_arrives_in_order(
+        "algorithm = \"dor\"\nradix = 3\nvcs = 2\nflit_width = 32\n",
+        0,
+        40,
+    );
+}
+
+#[test]
+fn a_4x4_torus_keeps_order_by_its_paths_alone() {
+    every_transfer_arrives_in_order(
+        "algorithm = \"dor\"\ntopology = \"torus\"\nradix = 4\nvcs = 2\nflit_width = 16\n",
+        1,
+        20,
+    );
+}
+
+#[test]
+fn an_adaptive_binary_3_cube_with_one_vc_and_on_off_flow_control_delivers_in_order() {
+    every_transfer_arrives_in_order(
+        "algorithm = \"negative-first\"\ntopology = \"hypercube\"\ndims = 3\nvcs = 1\n\
+         flow_control = \"on-off\"\naddressing = \"absolute\"\nflit_width = 16\n",
+        0,
+        30,
+    );
+}
+
+/// The interface's routing field for every pair of nodes, as Icarus
+/// computes it in `<ni>_route`, is the one docs/interface.md defines
+/// (`HeadFormat::address`: offsets, a torus tie written +k/2, coordinates,
+/// hypercube bits).
+#[test]
+fn the_interface_writes_every_routing_field_as_the_interface_page_defines() {
+    if !["iverilog", "vvp"].iter().all(|t| require_tool(t)) {
+        return;
+    }
+    for toml in [
+        "algorithm = \"dor\"\nradix = 3\n",
+        "algorithm = \"dor\"\ntopology = \"torus\"\nradix = 4\nvcs = 2\n",
+        "algorithm = \"dor\"\ntopology = \"torus\"\nradix = 5\nvcs = 2\nflit_width = 32\n",
+        "algorithm = \"dor\"\ntopology = \"hypercube\"\ndims = 4\n",
+        "algorithm = \"dor\"\nradix = 3\ndims = 3\naddressing = \"absolute\"\nflit_width = 32\n",
+    ] {
+        let spec = spec(toml);
+        let net = Network::new(spec.topology, spec.dims, spec.radix).unwrap();
+        let cb = routergen::interface::coord_bits(spec.topology, spec.radix);
+        let nb = spec.dims * cb;
+        let hb = spec.header_bits();
+        let ni = "ni";
+        let rtl = network::ni::verilog(&spec, ni).unwrap();
+        let mut tb = format!(
+            "module tb;\n  reg [{n1}:0] here, dest;\n  wire [{h1}:0] route;\n  \
+             {ni}_route r (.here(here), .dest(dest), .route(route));\n  initial begin\n",
+            n1 = nb - 1,
+            h1 = hb - 1
+        );
+        for a in 0..net.nodes() {
+            for b in 0..net.nodes() {
+                let (ia, ib) = (
+                    routergen::interface::node_id(&net, cb, a),
+                    routergen::interface::node_id(&net, cb, b),
+                );
+                let _ = writeln!(
+                    tb,
+                    "    here = {nb}'h{ia:x}; dest = {nb}'h{ib:x}; #1 $display(\"FIELD {a} {b} %h\", route);"
+                );
+            }
+        }
+        tb.push_str("  end\nendmodule\n");
+        let dir = tempfile::tempdir().unwrap();
+        let rtl_file = dir.path().join("ni.v");
+        std::fs::write(&rtl_file, rtl).unwrap();
+        let text = icarus(dir.path(), &rtl_file, &tb);
+        let head = HeadFormat::of(&spec);
+        let mut seen = 0;
+        for l in text.lines().filter_map(|l| l.strip_prefix("FIELD ")) {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let (a, b): (u32, u32) = (f[0].parse().unwrap(), f[1].parse().unwrap());
+            let got = u64::from_str_radix(f[2], 16).unwrap();
+            assert_eq!(got, head.address(&net, a, b), "{toml}: {a} -> {b}");
+            seen += 1;
+        }
+        assert_eq!(seen, net.nodes() * net.nodes(), "{toml}: {text}");
+    }
 }

@@ -15,6 +15,7 @@ pub fn run(args: &NetworkArgs) -> Result<Outcome> {
     let spec = &resolved.spec;
     let params = NetworkParams {
         link_stages: args.link_stages,
+        endpoints: args.endpoints,
     };
     let top = network::top_name(spec);
     let text = network::verilog(spec, &params)?;

@@ -3,8 +3,10 @@
 //! docs/interface.md numbers the ports ([`crate::algo::numbering`] and
 //! [`crate::interface`] are the single source), the ports of a mesh that
 //! leave the network tied off, an optional register stage on each link,
-//! and the routers' local ports as the network's ports
-//! (docs/network.md).
+//! and at each router's local port a network interface with AXI4-Stream
+//! ports ([`ni`]), or the local port itself (docs/network.md).
+
+pub mod ni;
 
 use serde::Serialize;
 
@@ -12,6 +14,7 @@ use crate::algo::numbering::{far_port, port_at};
 use crate::algo::{Network, NodeId};
 use crate::error::{Error, Result};
 use crate::limits::MAX_LINK_STAGES;
+use crate::spec::names::named_enum;
 use crate::spec::{FlowControl, RouterSpec};
 
 /// What the network adds to its router's spec.
@@ -19,6 +22,28 @@ use crate::spec::{FlowControl, RouterSpec};
 pub struct NetworkParams {
     /// Register stages on each link, each way (0: wires).
     pub link_stages: u32,
+    /// What each node's local port is at the network's boundary.
+    pub endpoints: Endpoints,
+}
+
+named_enum!(
+    /// A node's endpoint: what the network offers at each router's local port.
+    Endpoints, "endpoints", {
+        /// A network interface with an AXI4-Stream slave (injection) and
+        /// master (ejection) ([`ni`]).
+        AxiStream => "axi-stream" ["axis"],
+        /// The router's local port itself: flits, VCs and credits
+        /// (docs/interface.md).
+        Flits => "flits" [],
+    }
+);
+
+// `named_enum!` fixes the enum's derives, so Default is written here.
+#[allow(clippy::derivable_impls)]
+impl Default for Endpoints {
+    fn default() -> Self {
+        Endpoints::AxiStream
+    }
 }
 
 /// One directed link: into port `to` (n P + p) from port `from`.
@@ -91,7 +116,7 @@ pub fn check(spec: &RouterSpec, params: &NetworkParams) -> Result<()> {
     Ok(())
 }
 
-const TEMPLATE: &str = include_str!("../templates/network/network.v.tera");
+const TEMPLATE: &str = include_str!("../../templates/network/network.v.tera");
 
 /// The network's Verilog: the router's modules, then the network top
 /// module [`top_name`] and its link module.
@@ -109,6 +134,13 @@ pub fn verilog(spec: &RouterSpec, params: &NetworkParams) -> Result<String> {
     }
     let router = crate::router::verilog(spec)?;
     let top = top_name(spec);
+    let axi = params.endpoints == Endpoints::AxiStream;
+    let ni_name = format!("{top}_ni");
+    let interface = if axi {
+        ni::verilog(spec, &ni_name)?
+    } else {
+        String::new()
+    };
     let mut ctx = tera::Context::new();
     ctx.insert("top", &top);
     ctx.insert("link_module", &format!("{top}_link"));
@@ -128,25 +160,50 @@ pub fn verilog(spec: &RouterSpec, params: &NetworkParams) -> Result<String> {
     ctx.insert("node_bits", &node_bits.unwrap_or(0));
     let coord_bits = crate::interface::coord_bits(spec.topology, spec.radix);
     ctx.insert("coord_bits", &coord_bits);
+    let nb = spec.dims * coord_bits;
+    ctx.insert("nb", &nb);
     #[derive(Serialize)]
     struct NodeIdRow {
         node: u32,
         id: String,
+        id_text: String,
     }
     let ids: Vec<NodeIdRow> = (0..net.nodes())
-        .map(|n| NodeIdRow {
-            node: n,
-            id: format!("{:x}", crate::interface::node_id(&net, coord_bits, n)),
+        .map(|n| {
+            let id = crate::interface::node_id(&net, coord_bits, n);
+            NodeIdRow {
+                node: n,
+                id: format!("{id:x}"),
+                id_text: format!("{nb}'h{id:x}, coordinates {}", net.node_name(n)),
+            }
         })
         .collect();
     ctx.insert("node_ids", &ids);
+    ctx.insert("node_list", &ids);
+    ctx.insert("axi", &axi);
+    ctx.insert("ni", &ni_name);
+    // The endpoints' ports gathered into vectors, node 0 lowest.
+    let gather =
+        |f: &dyn Fn(u32) -> String| (0..net.nodes()).rev().map(f).collect::<Vec<_>>().join(", ");
+    ctx.insert("s_tdata", &gather(&|n| format!("n{n}_s_axis_tdata")));
+    ctx.insert("s_tvalid", &gather(&|n| format!("n{n}_s_axis_tvalid")));
+    ctx.insert("s_tlast", &gather(&|n| format!("n{n}_s_axis_tlast")));
+    ctx.insert("s_tdest", &gather(&|n| format!("n{n}_s_axis_tdest")));
+    ctx.insert("m_tready", &gather(&|n| format!("n{n}_m_axis_tready")));
     let es = table.es.as_ref();
     ctx.insert("has_table", &es.is_some());
     ctx.insert("addr_bits", &es.map_or(1, |t| t.addr_bits()));
     ctx.insert("class_bits", &es.map_or(1, |t| t.class_bits()));
     let text = tera::Tera::one_off(TEMPLATE, &ctx, false)
         .map_err(|e| Error::template("network top", &e))?;
-    Ok(format!("{router}\n{text}"))
+    Ok(format!(
+        "{router}\n{text}{}",
+        if axi {
+            format!("\n{interface}")
+        } else {
+            String::new()
+        }
+    ))
 }
 
 /// The network in words: "4-ary 2-D mesh", "binary 3-cube".
