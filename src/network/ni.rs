@@ -140,6 +140,8 @@ pub fn verilog(spec: &RouterSpec, ni: &str) -> Result<String> {
     ctx.insert("field_kind", field_kind);
     ctx.insert("field_rule", field_rule);
     ctx.insert("acks", &layout.acks);
+    // The head flit's bits above its fields, written zero.
+    ctx.insert("head_pad", &(spec.flit_width - layout.bits()));
     ctx.insert("on_off", &(spec.flow_control == FlowControl::OnOff));
     ctx.insert("queue_bits", &bits_for(d));
     ctx.insert("queue_slot_bits", &index_bits(d));
