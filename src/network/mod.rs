@@ -119,7 +119,8 @@ pub fn check(spec: &RouterSpec, params: &NetworkParams) -> Result<()> {
 const TEMPLATE: &str = include_str!("../../templates/network/network.v.tera");
 
 /// The network's Verilog: the router's modules, then the network top
-/// module [`top_name`] and its link module.
+/// module [`top_name`] and its link module, then (AXI4-Stream endpoints)
+/// the network interface's modules ([`ni::verilog`]).
 pub fn verilog(spec: &RouterSpec, params: &NetworkParams) -> Result<String> {
     check(spec, params)?;
     crate::router::supported(spec)?;

@@ -152,9 +152,6 @@ pub fn verilog(spec: &RouterSpec, ni: &str) -> Result<String> {
     ctx.insert("ack_slot_bits", &index_bits(nodes));
     ctx.insert("node_space", &node_space);
     ctx.insert("dest_vc", &dest_vc(v, vb));
-    let unused = unused_bits(spec, &layout);
-    ctx.insert("unused", &unused.0);
-    ctx.insert("unused_reason", &unused.1);
     tera::Tera::one_off(TEMPLATE, &ctx, false).map_err(|e| Error::template("network interface", &e))
 }
 
@@ -171,11 +168,4 @@ fn dest_vc(v: u32, vb: u32) -> String {
         // V < 2^VB < 2V: one subtraction brings the low bits below V.
         format!("{low} < {vb}'d{v} ? {low} : {low} - {vb}'d{v}")
     }
-}
-
-/// The bits of the queues' fronts the interface does not read, and why:
-/// a Verilator waiver's expression and reason (empty when none).
-fn unused_bits(spec: &RouterSpec, layout: &HeadLayout) -> (String, String) {
-    let _ = (spec, layout);
-    (String::new(), String::new())
 }
