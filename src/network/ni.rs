@@ -20,7 +20,8 @@ use crate::spec::{Addressing, FlowControl, RouterSpec, Topology};
 /// link: the relation permits exactly one (port, VC) at every node, on
 /// every input, toward every destination. Two packets of one pair then
 /// pass through the same buffers in turn, and cannot overtake.
-pub fn preserves_order(rel: &Relation, net: &Network) -> bool {
+pub fn preserves_order(rel: &Relation) -> bool {
+    let net = &rel.net;
     let mut inputs = vec![Input::INJECTED];
     for dim in 0..net.n() {
         for dir in [Dir::Plus, Dir::Minus] {
@@ -73,7 +74,7 @@ pub fn layout(spec: &RouterSpec) -> Result<HeadLayout> {
     let layout = HeadLayout {
         route_bits: spec.header_bits(),
         node_bits: spec.dims * coord_bits(spec.topology, spec.radix),
-        acks: !preserves_order(&rel, &net),
+        acks: !preserves_order(&rel),
     };
     if layout.bits() > spec.flit_width {
         return Err(Error::InvalidSpec(format!(
