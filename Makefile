@@ -63,10 +63,13 @@ matrix:
 # flip-flops inline, no `$`) proved equivalent by Yosys to rust-hdl's own
 # generate_verilog output, for every configuration of `make matrix`
 # (ONLY=name-part selects some), and its always blocks written as rust-hdl
-# writes them; the default suite checks a sample.
+# writes them; the default suite checks a sample. JOBS=n proofs at once
+# (default: one per core); DONE=log skips the routers an earlier run's log
+# proved.
 equiv:
-	$(CARGO) test --lib the_code_is_rust_hdls_on_every_matrix_router -- --ignored
-	MATRIX_ONLY="$(ONLY)" $(CARGO) test --test equiv -- --ignored --nocapture --test-threads 1
+	$(CARGO) test --release --lib the_code_is_rust_hdls_on_every_matrix_router -- --ignored
+	MATRIX_ONLY="$(ONLY)" EQUIV_JOBS="$(JOBS)" EQUIV_DONE="$(if $(DONE),$(abspath $(DONE)))" \
+	  $(CARGO) test --release --test equiv rust_hdls -- --ignored --nocapture --test-threads 1
 
 # Every configuration of `make matrix` (ONLY=name-part selects some) as
 # this routergen writes it, proved equivalent by Yosys and ABC to the

@@ -27,22 +27,63 @@ fn spec(toml: &str) -> RouterSpec {
 /// Proves each spec's core equivalent, printing the time each took; the
 /// names of those not proved.
 fn unproved(specs: &[RouterSpec]) -> Vec<String> {
-    let mut failed = Vec::new();
-    for s in specs {
-        let t = Instant::now();
-        match prove_core_equivalent(s) {
-            Ok(_) => println!(
-                "equivalent: {} ({:.0} s)",
-                s.name(),
-                t.elapsed().as_secs_f64()
-            ),
-            Err(e) => {
-                println!("NOT PROVED: {}: {e}", s.name());
-                failed.push(s.name());
-            }
-        }
+    prove_each(specs, jobs(), |s| {
+        prove_core_equivalent(s)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// The routers an earlier run proved: the `equivalent: NAME` lines of the
+/// log `EQUIV_DONE` names, if any.
+fn done() -> Vec<String> {
+    match std::env::var("EQUIV_DONE") {
+        Ok(log) if !log.is_empty() => std::fs::read_to_string(&log)
+            .unwrap_or_else(|e| panic!("EQUIV_DONE={log}: {e}"))
+            .lines()
+            .filter_map(|l| l.strip_prefix("equivalent: "))
+            .filter_map(|l| l.split(' ').next())
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
     }
-    failed
+}
+
+/// Proofs at once: `EQUIV_JOBS`, by default one per core.
+fn jobs() -> usize {
+    std::env::var("EQUIV_JOBS")
+        .ok()
+        .and_then(|j| j.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Runs `prove` on each spec, `jobs` at once, printing `equivalent: NAME
+/// (T s)` or `NOT PROVED: NAME: why` as each ends; the names not proved.
+fn prove_each(
+    specs: &[RouterSpec],
+    jobs: usize,
+    prove: impl Fn(&RouterSpec) -> Result<(), String> + Sync,
+) -> Vec<String> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(s) = specs.get(i) else { break };
+                let name = s.name();
+                let t = Instant::now();
+                match prove(s) {
+                    Ok(()) => println!("equivalent: {name} ({:.0} s)", t.elapsed().as_secs_f64()),
+                    Err(e) => {
+                        println!("NOT PROVED: {name}: {e}");
+                        failed.lock().unwrap().push(name);
+                    }
+                }
+            });
+        }
+    });
+    failed.into_inner().unwrap()
 }
 
 /// Dimension order on a 3x3 mesh (the router of the formal proofs).
@@ -82,14 +123,16 @@ fn the_reference_router_and_each_option_family_are_rust_hdls() {
 }
 
 /// Every configuration of `make matrix` (`make equiv`; `ONLY=` a part of
-/// the names).
+/// the names; `EQUIV_JOBS` proofs at once, by default one per core; the
+/// routers `EQUIV_DONE`'s log proved skipped).
 #[test]
 #[ignore = "hours: make equiv"]
 fn every_matrix_router_is_rust_hdls() {
     let only = std::env::var("MATRIX_ONLY").unwrap_or_default();
+    let done = done();
     let specs: Vec<RouterSpec> = matrix()
         .into_iter()
-        .filter(|s| s.name().contains(&only))
+        .filter(|s| s.name().contains(&only) && !done.contains(&s.name()))
         .collect();
     let failed = unproved(&specs);
     assert!(failed.is_empty(), "not proved: {failed:?}");
@@ -98,9 +141,8 @@ fn every_matrix_router_is_rust_hdls() {
 /// Every configuration of `make matrix` (`ONLY=` a part of the names):
 /// the whole router this routergen writes is equivalent to the one the
 /// routergen binary `ROUTERGEN_BEFORE` writes for the same spec (`make
-/// equiv-before BEFORE=BINARY`). `EQUIV_JOBS` proofs run at once (default
-/// one per core); the routers named in `EQUIV_DONE` (the log of an earlier
-/// run, its `equivalent: NAME` lines) are not proved again.
+/// equiv-before BEFORE=BINARY`), `EQUIV_JOBS` at once, those `EQUIV_DONE`'s
+/// log proved skipped.
 #[test]
 #[ignore = "hours: make equiv-before BEFORE=BINARY"]
 fn every_matrix_router_is_the_earlier_routergens() {
@@ -108,49 +150,18 @@ fn every_matrix_router_is_the_earlier_routergens() {
         "ROUTERGEN_BEFORE names an earlier routergen binary (make equiv-before BEFORE=...)",
     );
     let only = std::env::var("MATRIX_ONLY").unwrap_or_default();
-    let done: Vec<String> = match std::env::var("EQUIV_DONE") {
-        Ok(log) if !log.is_empty() => std::fs::read_to_string(&log)
-            .unwrap_or_else(|e| panic!("EQUIV_DONE={log}: {e}"))
-            .lines()
-            .filter_map(|l| l.strip_prefix("equivalent: "))
-            .filter_map(|l| l.split(' ').next())
-            .map(str::to_string)
-            .collect(),
-        _ => Vec::new(),
-    };
-    let jobs = std::env::var("EQUIV_JOBS")
-        .ok()
-        .and_then(|j| j.parse().ok())
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let done = done();
     let specs: Vec<RouterSpec> = matrix()
         .into_iter()
         .filter(|s| s.name().contains(&only) && !done.contains(&s.name()))
         .collect();
+    let jobs = jobs();
     println!(
         "{} routers to prove ({} proved before), {jobs} at once",
         specs.len(),
         done.len()
     );
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failed = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some(s) = specs.get(i) else { break };
-                let name = s.name();
-                let t = Instant::now();
-                match prove_against_binary(&before, s) {
-                    Ok(()) => println!("equivalent: {name} ({:.0} s)", t.elapsed().as_secs_f64()),
-                    Err(e) => {
-                        println!("NOT PROVED: {name}: {e}");
-                        failed.lock().unwrap().push(name);
-                    }
-                }
-            });
-        }
-    });
-    let failed = failed.into_inner().unwrap();
+    let failed = prove_each(&specs, jobs, |s| prove_against_binary(&before, s));
     assert!(failed.is_empty(), "not proved: {failed:?}");
 }
 
