@@ -502,7 +502,8 @@ pub struct NetworkArgs {
     #[arg(long, value_parser = named::<Endpoints>(), default_value = "axi-stream")]
     pub endpoints: Endpoints,
 
-    /// Output directory: DIR/rtl/network_<name>.v.
+    /// Output directory: DIR/rtl/network_<name>.v and the files that check
+    /// it (a cocotb testbench, Yosys scripts, a Makefile; docs/network.md).
     #[arg(short = 'o', long = "out", value_name = "DIR")]
     pub out: PathBuf,
 }

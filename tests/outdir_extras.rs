@@ -143,33 +143,14 @@ fn fusesoc_core_runs_the_testbench() {
     {
         return;
     }
-    let fusesoc = routergen::flows::find_tool("fusesoc").unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("out");
     generate(&dir, &SMALL);
     let name = name_of(&dir);
-    let core = fs::read_to_string(dir.join(format!("{name}.core"))).unwrap();
-    let vlnv = core
-        .lines()
-        .find_map(|l| l.strip_prefix("name: "))
-        .expect("the core names itself")
-        .to_string();
     let work = tmp.path().join("work");
-    fs::create_dir_all(&work).unwrap();
     for target in ["sim", "lint"] {
-        let out = std::process::Command::new(&fusesoc)
-            .arg("--cores-root")
-            .arg(&dir)
-            .args(["run", "--target", target, &vlnv])
-            .current_dir(&work)
-            .output()
-            .unwrap();
-        let said = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(out.status.success(), "fusesoc {target}: {said}");
+        let (ok, said) = common::fusesoc(&dir, &format!("{name}.core"), target, &work);
+        assert!(ok, "fusesoc {target}: {said}");
         if target == "sim" {
             assert!(
                 said.lines()

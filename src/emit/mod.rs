@@ -4,6 +4,7 @@
 //! `templates/`. The testbench's facts come from [`stimulus`], computed from
 //! the routing relation and docs/interface.md.
 
+pub mod canvas;
 pub mod header;
 pub mod picture;
 pub mod prove;
@@ -87,6 +88,18 @@ pub fn vlnv(spec: &RouterSpec) -> String {
         spec.name(),
         env!("CARGO_PKG_VERSION")
     )
+}
+
+/// The Yosys scripts of `synth/` for the top module `name` (read from
+/// `../rtl/<name>.v`): the first `count` of generic, iCE40 and ECP5.
+pub fn synth_scripts(name: &str, count: usize) -> Result<Vec<(PathBuf, String)>> {
+    let mut ctx = tera::Context::new();
+    ctx.insert("name", name);
+    SYNTH
+        .iter()
+        .take(count)
+        .map(|(path, template)| Ok((PathBuf::from(path), render(template, &ctx, path)?)))
+        .collect()
 }
 
 fn render(template: &str, ctx: &tera::Context, what: &str) -> Result<String> {
@@ -197,9 +210,7 @@ pub fn files(spec: &RouterSpec, rtl: &str) -> Result<Vec<(PathBuf, String)>> {
         ),
         (PathBuf::from(stim_path), st.hex(&name)),
     ];
-    for (path, template) in SYNTH {
-        out.push((PathBuf::from(path), render(template, &ctx, path)?));
-    }
+    out.extend(synth_scripts(&name, SYNTH.len())?);
     let (proofs, jobs) = prove::files(spec)?;
     out.extend(proofs);
     ctx.insert("proofs", &jobs.join(" "));

@@ -8,56 +8,9 @@
 //! field where there is one; and for Chien's other organizations (§5.1,
 //! §5.2, §5.4) the slices or the VC-port core with their VC controllers.
 
-use std::fmt::Write as _;
-
+use super::canvas::Canvas;
 use crate::router::tables::{CompiledTable, TableKind};
 use crate::spec::{RouterDatapath, RouterSpec, Topology};
-
-const FONT: &str = "font-family=\"DejaVu Sans, Arial, sans-serif\"";
-
-/// Boxes, lines and text, as SVG elements.
-struct Canvas {
-    body: String,
-}
-
-impl Canvas {
-    fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, dashed: bool) {
-        let dash = if dashed {
-            " stroke-dasharray=\"4 3\""
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            self.body,
-            "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" fill=\"{fill}\" \
-             stroke=\"#333\"{dash}/>"
-        );
-    }
-    fn text(&mut self, x: f64, y: f64, size: u32, anchor: &str, t: &str) {
-        let t = t
-            .replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;");
-        let _ = writeln!(
-            self.body,
-            "<text x=\"{x:.1}\" y=\"{y:.1}\" font-size=\"{size}\" text-anchor=\"{anchor}\" \
-             {FONT}>{t}</text>"
-        );
-    }
-    fn arrow(&mut self, x1: f64, y1: f64, x2: f64, y2: f64) {
-        let _ = writeln!(
-            self.body,
-            "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"#333\" \
-             marker-end=\"url(#a)\"/>"
-        );
-    }
-    fn dot(&mut self, x: f64, y: f64, r: f64) {
-        let _ = writeln!(
-            self.body,
-            "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{r:.1}\" fill=\"#c33\"/>"
-        );
-    }
-}
 
 /// What each port of the router leads to, short: `local`, `+0`, `-1`,
 /// `dim 2` (docs/interface.md, "Ports").
@@ -90,9 +43,7 @@ pub fn render(spec: &RouterSpec, table: &CompiledTable) -> String {
     // Wide enough for the spec line under the title.
     let width = (out_x + 260.0).max(1140.0);
     let rows_h = p as f64 * row_h;
-    let mut c = Canvas {
-        body: String::new(),
-    };
+    let mut c = Canvas::default();
     c.text(
         10.0,
         24.0,
@@ -229,16 +180,16 @@ pub fn render(spec: &RouterSpec, table: &CompiledTable) -> String {
             ),
         );
         for i in 0..p {
-            let _ = writeln!(
-                c.body,
-                "<line x1=\"{x1:.1}\" y1=\"{y:.1}\" x2=\"{x2:.1}\" y2=\"{y:.1}\" stroke=\"#bbb\"/>\
-             <line x1=\"{x:.1}\" y1=\"{y1:.1}\" x2=\"{x:.1}\" y2=\"{y2:.1}\" stroke=\"#bbb\"/>",
-                x1 = xbar_x,
-                x2 = xbar_x + p as f64 * cell,
-                y = cy + (i as f64 + 0.5) * cell,
-                x = xbar_x + (i as f64 + 0.5) * cell,
-                y1 = cy,
-                y2 = cy + p as f64 * cell,
+            let at = (i as f64 + 0.5) * cell;
+            let (x1, x2) = (xbar_x, xbar_x + p as f64 * cell);
+            c.line(x1, cy + at, x2, cy + at, "#bbb", false);
+            c.line(
+                xbar_x + at,
+                cy,
+                xbar_x + at,
+                cy + p as f64 * cell,
+                "#bbb",
+                false,
             );
             c.text(
                 xbar_x - 4.0,
@@ -326,13 +277,7 @@ pub fn render(spec: &RouterSpec, table: &CompiledTable) -> String {
         }
         height += 40.0 + 16.0 * org.len() as f64;
     }
-    format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" \
-         viewBox=\"0 0 {width:.0} {height:.0}\">\n<defs><marker id=\"a\" markerWidth=\"8\" \
-         markerHeight=\"8\" refX=\"7\" refY=\"4\" orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" \
-         fill=\"#333\"/></marker></defs>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n{}</svg>\n",
-        c.body
-    )
+    c.svg(width, height)
 }
 
 /// Chien's other organizations in the middle of the drawing: the slices,

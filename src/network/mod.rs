@@ -6,7 +6,9 @@
 //! and at each router's local port a network interface with AXI4-Stream
 //! ports ([`ni`]), or the local port itself (docs/network.md).
 
+pub mod files;
 pub mod ni;
+mod picture;
 
 use serde::Serialize;
 

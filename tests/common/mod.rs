@@ -48,3 +48,25 @@ pub fn generate(dir: &Path, args: &[&str]) {
     let out = routergen(&all);
     assert!(out.status.success(), "routergen {all:?}: {}", stderr(&out));
 }
+
+/// Runs FuseSoC's `target` of the core file `core` (in the cores root
+/// `dir`) from the working directory `work`: success, and what it printed.
+pub fn fusesoc(dir: &Path, core: &str, target: &str, work: &Path) -> (bool, String) {
+    let text = std::fs::read_to_string(dir.join(core)).unwrap();
+    let vlnv = text
+        .lines()
+        .find_map(|l| l.strip_prefix("name: "))
+        .expect("the core names itself");
+    std::fs::create_dir_all(work).unwrap();
+    let out = Command::new(routergen::flows::find_tool("fusesoc").expect("fusesoc"))
+        .arg("--cores-root")
+        .arg(dir)
+        .args(["run", "--target", target, vlnv])
+        .current_dir(work)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        format!("{}{}", stdout(&out), stderr(&out)),
+    )
+}
