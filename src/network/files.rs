@@ -1,7 +1,7 @@
 //! The output directory of a network: its Verilog, a cocotb testbench that
 //! drives every AXI4-Stream endpoint (`tb/`), Yosys scripts (`synth/`), a
-//! Makefile and a FuseSoC core that run them, a drawing (`network.svg`)
-//! (docs/network.md, "Output directory").
+//! Makefile and a FuseSoC core that run them, and a drawing
+//! (`network.svg`); docs/network.md, "Output directory".
 
 use std::path::PathBuf;
 
@@ -18,7 +18,7 @@ const CORE: &str = include_str!("../../templates/network/network.core.tera");
 
 /// The testbench's traffic by default: transfers per node, beats per
 /// transfer at most, and the cycles it watches the drained network.
-pub const PACKETS: usize = 20;
+const PACKETS: usize = 20;
 const MAX_BEATS: usize = 4;
 const DRAIN: usize = 200;
 
@@ -76,6 +76,7 @@ pub fn render(spec: &RouterSpec, params: &NetworkParams) -> Result<Files> {
         ));
         files.push((PathBuf::from("tb/run.py"), render(RUN, "cocotb runner")?));
     }
+    // Generic and iCE40: no ECP5 script, its flow is the FPGA design's.
     files.extend(crate::emit::synth_scripts(&top, 2)?);
     Ok(files)
 }
