@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Command;
 
 use routergen::algo::Network;
-use routergen::flows::require_tool;
+use routergen::flows::{require_tool, skip_test};
 use routergen::interface::HeadFormat;
 use routergen::network::{self, Endpoints, NetworkParams};
 use routergen::spec::names::Named;
@@ -593,8 +593,8 @@ fn make(dir: &Path, args: &[&str]) -> (bool, String) {
         .arg(format!("PYTHON={}", python.display()))
         .env("PATH", path)
         .env_remove("MAKEFLAGS");
-    if verilator.root.join("bin/verilator_bin").is_file() {
-        c.env("VERILATOR_ROOT", &verilator.root);
+    if let Some(root) = verilator.own_root() {
+        c.env("VERILATOR_ROOT", root);
     }
     let o = c.output().unwrap();
     (
@@ -621,25 +621,13 @@ fn cocotb_tools() -> bool {
         return false;
     }
     let Some(python) = venv_python() else {
-        let msg = "no Python in .venv (cocotb's): `make test` makes it";
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("CI=true and {msg}");
-        }
-        eprintln!("SKIPPED: {msg}");
-        return false;
+        return skip_test("no Python in .venv (cocotb's): `make test` makes it");
     };
     let axi = Command::new(python)
         .args(["-c", "import cocotbext.axi"])
         .output()
         .is_ok_and(|o| o.status.success());
-    if !axi {
-        let msg = "cocotbext-axi is not in .venv: `make test` installs it";
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("CI=true and {msg}");
-        }
-        eprintln!("SKIPPED: {msg}");
-    }
-    axi
+    axi || skip_test("cocotbext-axi is not in .venv: `make test` installs it")
 }
 
 /// `routergen network -o DIR` with `args`; DIR's path and the top's name.

@@ -83,11 +83,12 @@ fn node_id_value(spec: &RouterSpec, node: u32, width: u32) -> Result<u64> {
 
 /// The FuseSoC VLNV of the router's core: `routergen:router:<name>:<version>`.
 pub fn vlnv(spec: &RouterSpec) -> String {
-    format!(
-        "routergen:router:{}:{}",
-        spec.name(),
-        env!("CARGO_PKG_VERSION")
-    )
+    vlnv_of("router", &spec.name())
+}
+
+/// The FuseSoC VLNV of a core routergen writes: `routergen:<library>:<name>:<version>`.
+pub fn vlnv_of(library: &str, name: &str) -> String {
+    format!("routergen:{library}:{name}:{}", env!("CARGO_PKG_VERSION"))
 }
 
 /// The Yosys scripts `synth/<target>.ys` for the top module `name` (read

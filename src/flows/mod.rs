@@ -119,10 +119,15 @@ pub fn require_tool(tool: &str) -> bool {
     if find_tool(tool).is_some() {
         return true;
     }
-    let msg = format!(
+    skip_test(&format!(
         "{tool} is not on PATH nor in .venv ({}); `make test` installs it",
         tool_source(tool)
-    );
+    ))
+}
+
+/// Skips a test for what `msg` says is missing (returns `false`), except
+/// under `CI=true`, where it fails the test.
+pub fn skip_test(msg: &str) -> bool {
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("CI=true and a tool this test needs is missing: {msg}");
     }

@@ -53,10 +53,20 @@ impl Installation {
     /// elsewhere and must not be given one.
     pub fn command(&self) -> Command {
         let mut c = Command::new(&self.exe);
-        if self.root.join("bin").join("verilator_bin").is_file() {
-            c.env("VERILATOR_ROOT", &self.root);
+        if let Some(root) = self.own_root() {
+            c.env("VERILATOR_ROOT", root);
         }
         c
+    }
+
+    /// The `VERILATOR_ROOT` a command running this Verilator must be
+    /// given: its root for a self-contained tree, none for Debian's.
+    pub fn own_root(&self) -> Option<&Path> {
+        self.root
+            .join("bin")
+            .join("verilator_bin")
+            .is_file()
+            .then_some(self.root.as_path())
     }
 
     /// The installation whose program is `exe`.

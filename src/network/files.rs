@@ -47,10 +47,7 @@ pub fn render(spec: &RouterSpec, params: &NetworkParams) -> Result<Files> {
     ctx.insert("max_beats", &MAX_BEATS);
     ctx.insert("drain", &DRAIN);
     ctx.insert("seed", &crate::emit::SEED);
-    ctx.insert(
-        "vlnv",
-        &format!("routergen:network:{top}:{}", env!("CARGO_PKG_VERSION")),
-    );
+    ctx.insert("vlnv", &crate::emit::vlnv_of("network", &top));
     let render = |template: &str, what: &str| {
         tera::Tera::one_off(template, &ctx, false).map_err(|e| Error::template(what, &e))
     };
