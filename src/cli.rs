@@ -88,9 +88,10 @@ pub enum Command {
     /// logic. With --compare-chien, sets Chien's model beside the measured
     /// gate counts and paths of every algorithm the router supports.
     Synth(SynthArgs),
-    /// Writes an FPGA bring-up design for a board: a 2x2 mesh of generated
-    /// routers, a traffic generator and checker per node, packet and error
-    /// counts on the LEDs and a UART line; --build makes the bitstream.
+    /// Writes an FPGA bring-up design for a board: the 2x2 network of
+    /// `routergen network`, an AXI4-Stream traffic generator and checker
+    /// per node, packet and error counts on the LEDs and a UART line;
+    /// --build makes the bitstream.
     Fpga(FpgaArgs),
     /// Writes a whole network of the spec's routers as one Verilog top
     /// module: every node an instance of the router, the links wired as

@@ -15,17 +15,15 @@ const BOARDS: [&str; 4] = ["icebreaker", "hx8k-breakout", "ulx3s", "orangecrab"]
 
 /// Writes the design for `board` (dimension order, V = 1, D = 2) into `dir`.
 fn design(board: &str, dir: &Path) {
-    let o = routergen(&[
-        "fpga",
-        "--board",
-        board,
-        "--vcs",
-        "1",
-        "--depth",
-        "2",
-        "-o",
-        dir.to_str().unwrap(),
-    ]);
+    design_of(board, &["--vcs", "1", "--depth", "2"], dir);
+}
+
+/// Writes the design for `board` of the router `spec` (options) into `dir`.
+fn design_of(board: &str, spec: &[&str], dir: &Path) {
+    let mut args = vec!["fpga", "--board", board];
+    args.extend_from_slice(spec);
+    args.extend(["-o", dir.to_str().unwrap()]);
+    let o = routergen(&args);
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
@@ -182,6 +180,29 @@ fn uart_lines(text: &str) -> Vec<(u64, u64)> {
         .collect()
 }
 
+/// Four generators starting a transfer one cycle in eight when idle: in
+/// 3,600 cycles hundreds of packets, no error, all delivered but those in
+/// flight: at most one per flit the network holds (4 routers x 5 ports x
+/// `v` VCs x `depth` flits of input buffers, 4 ejection queues of `v` x
+/// `depth` flits, a flit in each network interface's registers each way).
+fn assert_delivered(run: &Run, v: u64, depth: u64) {
+    println!(
+        "sent={} packets={} errors={}",
+        run.sent, run.packets, run.errors
+    );
+    assert!(run.packets > 200, "packets {}", run.packets);
+    assert!(run.packets <= run.sent);
+    let held = 4 * 5 * v * depth + 4 * v * depth + 2 * 4;
+    assert!(
+        run.sent - run.packets <= held,
+        "{} sent, {} received",
+        run.sent,
+        run.packets
+    );
+    assert_eq!(run.errors, 0);
+    assert_eq!(run.led_error, 0);
+}
+
 #[test]
 fn checkers_count_packets_and_catch_a_corrupted_flit() {
     if !require_tool("iverilog") || !require_tool("vvp") {
@@ -192,19 +213,7 @@ fn checkers_count_packets_and_catch_a_corrupted_flit() {
     design("hx8k-breakout", &d);
 
     let clean = simulate(&d, &[]);
-    // Four generators starting a packet one cycle in eight when idle: in
-    // 3,600 cycles hundreds of packets, all delivered but those in flight
-    // (at most the mesh's buffers: 4 routers x 5 ports x (input + output
-    // buffer) x D = 2 flits).
-    assert!(clean.packets > 200, "packets {}", clean.packets);
-    assert!(clean.packets <= clean.sent);
-    assert!(
-        clean.sent - clean.packets <= 4 * 5 * 2 * 2 + 4,
-        "{} sent",
-        clean.sent
-    );
-    assert_eq!(clean.errors, 0);
-    assert_eq!(clean.led_error, 0);
+    assert_delivered(&clean, 1, 2);
     let lines = uart_lines(&clean.uart);
     assert!(lines.len() >= 2, "UART text {:?}", clean.uart);
     assert!(lines.windows(2).all(|w| w[0].0 < w[1].0), "{lines:?}");
@@ -213,6 +222,10 @@ fn checkers_count_packets_and_catch_a_corrupted_flit() {
         .all(|&(p, e)| p > 0 && p <= clean.packets && e == 0));
 
     let bad = simulate(&d, &["ROUTERGEN_CORRUPT_FLIT"]);
+    println!(
+        "corrupted: sent={} packets={} errors={}",
+        bad.sent, bad.packets, bad.errors
+    );
     assert_eq!(bad.errors, 1, "exactly the corrupted flit is flagged");
     assert_eq!(bad.led_error, 1);
     assert!(bad.packets > 200);
@@ -242,30 +255,51 @@ fn bad_fpga_requests_exit_2_and_write_nothing() {
     assert!(stderr(&o).contains("2x2"), "{}", stderr(&o));
     assert!(!out.exists());
 
-    // The generators and checkers speak credits and write no look-ahead
-    // field: both refused, naming the option; so are more block RAMs
-    // than the part has.
-    for (args, says) in [
-        (
-            &["--flow-control", "on-off", "--depth", "2"][..],
-            "flow_control = on-off",
-        ),
-        (&["--lookahead"][..], "lookahead = true"),
-        // Block RAM buffers: 4 routers x 3 wired ports (local, +x or -x,
-        // +y or -y) x 3 VCs, one 16-bit-wide SB_RAM40_4K each, against
-        // the UP5K's 30 (Lattice data sheet). One VC takes 12 (`routergen
-        // fpga --buffers bram --build` reports 12 of 30).
-        (
-            &["--buffers", "bram", "--vcs", "3"][..],
-            "take 36 block RAMs of 16-bit flits, and the iCE40UP5K-SG48 of the iCEBreaker has 30",
-        ),
-    ] {
-        let mut all = vec!["fpga", "--board", "icebreaker", "--radix", "2"];
-        all.extend_from_slice(args);
-        all.extend(["-o", out.to_str().unwrap()]);
-        let o = routergen(&all);
-        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-        assert!(stderr(&o).contains(says), "{}", stderr(&o));
-        assert!(!out.exists());
+    // Block RAM buffers: 4 routers x 3 wired ports (local, +x or -x, +y
+    // or -y) x 3 VCs, one 16-bit-wide SB_RAM40_4K each, against the
+    // UP5K's 30 (Lattice data sheet): refused, naming the count. One VC
+    // takes 12 (`routergen fpga --buffers bram --build` reports 12 of 30).
+    let o = routergen(&[
+        "fpga",
+        "--board",
+        "icebreaker",
+        "--radix",
+        "2",
+        "--buffers",
+        "bram",
+        "--vcs",
+        "3",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let says =
+        "take 36 block RAMs of 16-bit flits, and the iCE40UP5K-SG48 of the iCEBreaker has 30";
+    assert!(stderr(&o).contains(says), "{}", stderr(&o));
+    assert!(!out.exists());
+}
+
+/// A router with the options the design once refused, look-ahead routing
+/// and on/off flow control, and an adaptive relation (its network
+/// interfaces acknowledge each packet): every transfer arrives unchanged.
+#[test]
+fn an_adaptive_lookahead_on_off_design_delivers_every_packet() {
+    if !require_tool("iverilog") || !require_tool("vvp") {
+        return;
     }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("hx8k");
+    let spec = [
+        "--algo",
+        "west-first",
+        "--vcs",
+        "2",
+        "--depth",
+        "4",
+        "--lookahead",
+        "--flow-control",
+        "on-off",
+    ];
+    design_of("hx8k-breakout", &spec, &d);
+    assert_delivered(&simulate(&d, &[]), 2, 4);
 }

@@ -1,6 +1,6 @@
-//! `routergen fpga`: writes the bring-up design of a board (a 2x2 mesh of
-//! generated routers with traffic generators and checkers) and, with
-//! `--build`, makes its bitstream.
+//! `routergen fpga`: writes the bring-up design of a board (the 2x2 network
+//! of `routergen network`, a traffic generator and checker per endpoint)
+//! and, with `--build`, makes its bitstream.
 
 use super::{resolve_spec, Outcome};
 use crate::cli::FpgaArgs;
