@@ -375,6 +375,14 @@ pub struct SimArgs {
     )]
     pub waves_file: PathBuf,
 
+    /// Write a replay of the run into DIR: the network's Verilog with its
+    /// routers' local ports at its boundary (`routergen network --endpoints
+    /// flits`), every local port's signals cycle by cycle, and a testbench
+    /// that drives them in and writes what comes out, to compare (one
+    /// algorithm and load only).
+    #[arg(long, value_name = "DIR")]
+    pub replay: Option<PathBuf>,
+
     /// Run each algorithm and load as its own job (--executor, --plan):
     /// without either, every run is in this process.
     #[command(flatten)]

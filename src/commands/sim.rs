@@ -84,18 +84,20 @@ fn check(args: &SimArgs) -> Result<Setup> {
         ));
     }
     let waving = !args.waves.is_empty();
-    if waving && !single {
-        return Err(Error::InvalidSpec(
-            "--waves needs one algorithm and one --load (no --sweep)".into(),
-        ));
+    for (asked, flag) in [(waving, "--waves"), (args.replay.is_some(), "--replay")] {
+        if asked && !single {
+            return Err(Error::InvalidSpec(format!(
+                "{flag} needs one algorithm and one --load (no --sweep)"
+            )));
+        }
     }
     if job::asked(&args.exec) {
         job::executor(&args.exec)?;
-        if args.sweep || args.trace.is_some() || waving {
+        if args.sweep || args.trace.is_some() || waving || args.replay.is_some() {
             return Err(Error::InvalidSpec(
                 "--executor and --plan run each algorithm and load as an independent job: \
-                 --sweep (each load depends on the last), --trace and --waves run in this \
-                 process only"
+                 --sweep (each load depends on the last), --trace, --waves and --replay run \
+                 in this process only"
                     .into(),
             ));
         }
@@ -224,7 +226,7 @@ fn run_here(args: &SimArgs, setup: &Setup, stop: &AtomicBool) -> Result<Results>
     let ctl = Control {
         stop: Some(stop),
         progress: Some(&progress),
-        waves: None,
+        ..Control::default()
     };
     let mut out = Results::default();
     for (algorithm, cfg) in &setup.configs {
@@ -246,36 +248,68 @@ fn run_here(args: &SimArgs, setup: &Setup, stop: &AtomicBool) -> Result<Results>
             let (r, sat) = crate::sim::find_saturation(cfg, engine_kind, &ctl, &mut on_row)?;
             out.rows.extend(r);
             out.saturation.push((algorithm, sat));
-        } else if let Some(w) = &setup.window {
+        } else if setup.window.is_some() || args.replay.is_some() {
             // One load (checked with the arguments): one run, recorded.
             let cfg = SimConfig {
                 load: args.load[0],
                 ..cfg.clone()
             };
-            let waves = std::cell::RefCell::new(crate::sim::waves::Waves::create(
-                &args.waves_file,
-                w.clone(),
-                &cfg,
-            )?);
+            let waves = match &setup.window {
+                Some(w) => Some(std::cell::RefCell::new(crate::sim::waves::Waves::create(
+                    &args.waves_file,
+                    w.clone(),
+                    &cfg,
+                )?)),
+                None => None,
+            };
+            let nodes = crate::algo::Network::new(cfg.spec.topology, cfg.spec.dims, cfg.spec.radix)?
+                .nodes() as usize;
+            let replay = args.replay.as_ref().map(|_| {
+                let s = &cfg.spec;
+                std::cell::RefCell::new(crate::sim::replay::Replay::new(
+                    nodes,
+                    s.physical_ports() as usize,
+                    s.vcs,
+                    crate::router::vc_bits(s.vcs),
+                    s.flit_width,
+                ))
+            });
             let mut e = crate::sim::build_engine(&cfg, engine_kind)?;
             bar.set_message(format!("{algorithm} load {}", cfg.load));
             let result = crate::sim::run(
                 &cfg,
                 e.as_mut(),
                 &Control {
-                    waves: Some(&waves),
+                    waves: waves.as_ref(),
+                    replay: replay.as_ref(),
                     ..ctl
                 },
             );
-            let note = waves_note(&waves.into_inner().finish()?);
-            bar.suspend(|| {
-                if result.is_err() {
-                    eprintln!("{note} (the failing run)");
-                } else {
-                    println!("{note}");
-                }
-            });
+            if let Some(waves) = waves {
+                let note = waves_note(&waves.into_inner().finish()?);
+                bar.suspend(|| {
+                    if result.is_err() {
+                        eprintln!("{note} (the failing run)");
+                    } else {
+                        println!("{note}");
+                    }
+                });
+            }
             let run = result?;
+            if let (Some(dir), Some(replay)) = (&args.replay, replay) {
+                let r = replay.into_inner();
+                let files =
+                    crate::network::replay::files(&cfg.spec, r.cycles, &r.stimulus, &r.expected)?;
+                crate::output::write_dir(dir, &files)?;
+                bar.suspend(|| {
+                    println!(
+                        "replay: {} cycles of every local port in {} (make -C {} compares)",
+                        r.cycles,
+                        dir.display(),
+                        dir.display()
+                    )
+                });
+            }
             on_row(&run.stats);
             out.rows.push(run.stats);
             out.trace = run.trace;

@@ -9,6 +9,7 @@
 pub mod files;
 pub mod ni;
 mod picture;
+pub mod replay;
 
 use serde::Serialize;
 

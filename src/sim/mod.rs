@@ -17,6 +17,7 @@ pub mod netlist;
 pub mod network;
 pub mod ni;
 pub mod plot;
+pub mod replay;
 pub mod stats;
 pub mod traffic;
 pub mod watchdog;
@@ -275,6 +276,8 @@ pub struct Control<'a> {
     /// A waveform to record the cycles of its window into (kept up to a
     /// fault: the caller finishes it whatever the run's result).
     pub waves: Option<&'a std::cell::RefCell<waves::Waves>>,
+    /// The local ports to record every cycle of (one experiment).
+    pub replay: Option<&'a std::cell::RefCell<replay::Replay>>,
 }
 
 /// Runs `cfg` on `engine`. Every cycle checks the flits on every port
@@ -352,6 +355,9 @@ pub fn run_many(cfgs: &[SimConfig], engine: &mut dyn Engine, ctl: &Control) -> R
         }
         if let (false, Some(waves)) = (rst, ctl.waves) {
             waves.borrow_mut().end(&inject, &eject_credit);
+        }
+        if let (Some(replay), [_]) = (ctl.replay, &drivers[..]) {
+            replay.borrow_mut().cycle(rst, out, &inject, &eject_credit);
         }
         engine.step(rst, &inject, &eject_credit);
         for (c, d) in drivers.iter_mut().enumerate() {
