@@ -19,6 +19,7 @@ use crate::spec::options::{SpecOption, ValueKind};
 use crate::spec::{
     Addressing, Algorithm, BufferStorage, FlowControl, PathSelection, SpecInput, Topology, OPTIONS,
 };
+use crate::synth::scope::Scope;
 use crate::synth::Target;
 
 /// The whole command line: a subcommand, or the generation flags.
@@ -237,6 +238,12 @@ pub struct SynthArgs {
     #[arg(long, value_name = "MHZ")]
     pub clock_mhz: Option<f64>,
 
+    /// What to measure: router; interface (the router, its AXI4-Stream
+    /// network interface, and the two as one node, side by side); or
+    /// network (the spec's whole network with its interfaces).
+    #[arg(long, value_parser = named::<Scope>(), default_value = "router")]
+    pub scope: Scope,
+
     /// Keep the build products (sources, scripts, logs, netlists, report) in DIR.
     #[arg(short = 'o', long = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -247,7 +254,7 @@ pub struct SynthArgs {
 
     /// Chien's model beside Yosys for every algorithm (n = 2 and 3, W = 16);
     /// with an FPGA --target, also Fmax.
-    #[arg(long, conflicts_with_all = ["out", "config"])]
+    #[arg(long, conflicts_with_all = ["out", "config", "scope"])]
     pub compare_chien: bool,
 
     /// Technology constants for --compare-chien [default: Chien 0.8um].

@@ -165,6 +165,10 @@ fn bad_synth_requests_exit_2_naming_the_problem() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("ice40-hx8k"), "{}", stderr(&o));
 
+    let o = routergen(&["synth", "--scope", "chip"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("interface"), "{}", stderr(&o));
+
     // Look-ahead with the economical table: not built.
     let o = routergen(&["synth", "--lookahead", "--table", "economical"]);
     assert_eq!(o.status.code(), Some(2));
@@ -201,4 +205,41 @@ fn bad_synth_requests_exit_2_naming_the_problem() {
         assert!(e.contains("lutram") && e.contains(target), "{e}");
         assert!(!out.exists(), "nothing is written for bad input");
     }
+}
+
+/// `--scope interface`: the router, its AXI4-Stream network interface and
+/// the two as one node, each synthesized alone for generic gates. The
+/// interface's scan chains cover exactly its ports (docs/network.md,
+/// "Endpoints": node id and TDEST of dims x 2 coordinate bits on the 4x4
+/// mesh), it holds at least its ejection queue (V x D flits of W bits),
+/// and the node holds the flip-flops of its parts but those synthesis
+/// merges across their boundary, no more.
+#[test]
+fn the_interface_scope_measures_router_interface_and_node() {
+    if !require_tool("yosys") {
+        return;
+    }
+    let reports = synth_json(&["--scope", "interface"]);
+    let reports = reports.as_array().expect("a list of reports");
+    assert_eq!(reports.len(), 3, "{reports:?}");
+    let name = |r: &Value| r["name"].as_str().unwrap().to_string();
+    assert!(name(&reports[0]).starts_with("router_dor_mesh2d_k4_v1_w16_d2"));
+    assert!(name(&reports[1]).ends_with("_ni"));
+    assert!(name(&reports[2]).ends_with("_node"));
+    let nb = 2 * 2;
+    let vb = 1;
+    // node_id, TDATA, TVALID, TLAST, TDEST, m TREADY; the ejected flit
+    // (data, valid, head, tail, VC) and the injection credits.
+    let ins = nb + W + 1 + 1 + nb + 1 + (W + 3 + vb) + V;
+    // s TREADY, m TDATA, TVALID, TLAST, TDEST, TID; the injected flit and
+    // the ejection credits.
+    let outs = 1 + W + 1 + 1 + nb + nb + (W + 3 + vb) + V;
+    assert_eq!(u(&reports[1], &["wrapper", "input_bits"]), ins);
+    assert_eq!(u(&reports[1], &["wrapper", "output_bits"]), outs);
+    let ff = |r: &Value| u(r, &["router", "flip_flops"]);
+    let gates = |r: &Value| u(r, &["router", "gates"]);
+    assert!(ff(&reports[1]) >= V * D * W, "{}", ff(&reports[1]));
+    let parts = ff(&reports[0]) + ff(&reports[1]);
+    assert!(ff(&reports[2]) <= parts && ff(&reports[2]) + 16 >= parts);
+    assert!(gates(&reports[1]) > 0 && gates(&reports[2]) > gates(&reports[0]));
 }

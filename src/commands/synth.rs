@@ -20,7 +20,8 @@ pub fn run(args: &SynthArgs) -> Result<Outcome> {
         }
         if args.target == synth::Target::Generic {
             return Err(Error::InvalidSpec(
-                "--clock-mhz applies to the FPGA targets (ice40-up5k, ice40-hx8k, ecp5-25k,                  ecp5-85k), not to --target generic"
+                "--clock-mhz applies to the FPGA targets (ice40-up5k, ice40-hx8k, ecp5-25k, \
+                 ecp5-85k), not to --target generic"
                     .into(),
             ));
         }
@@ -35,7 +36,8 @@ pub fn run(args: &SynthArgs) -> Result<Outcome> {
             println!("{}", to_json(&cases)?);
         } else {
             println!(
-                "Chien's model (technology {}) beside Yosys on routergen's RTL, W = {},                  D = {}",
+                "Chien's model (technology {}) beside Yosys on routergen's RTL, W = {}, \
+                 D = {}",
                 tech.name,
                 compare::WIDTH,
                 compare::DEPTH
@@ -48,16 +50,24 @@ pub fn run(args: &SynthArgs) -> Result<Outcome> {
         return Ok(Outcome::Success);
     }
     let resolved = resolve_spec(&args.spec, SpecInput::default())?;
-    let report = synth::run(
+    let reports = synth::run_scope(
         &resolved.spec,
+        args.scope,
         args.target,
         args.clock_mhz,
         args.out.as_deref(),
     )?;
     if args.json {
-        print!("{}", report.to_json());
+        // One design: its report; several: a list of them.
+        match &reports[..] {
+            [one] => print!("{}", one.to_json()),
+            _ => println!("{}", to_json(&reports)?),
+        }
     } else {
-        print!("{}", report.to_text());
+        match &reports[..] {
+            [one] => print!("{}", one.to_text()),
+            several => print!("{}", synth::scope_table(several)),
+        }
         if let Some(dir) = &args.out {
             println!("build products in {}", dir.display());
         }

@@ -12,6 +12,7 @@
 
 pub mod compare;
 pub mod hierarchy;
+pub mod scope;
 pub mod wrapper;
 
 use std::collections::BTreeMap;
@@ -238,10 +239,10 @@ pub(crate) fn tool_error(e: ToolError) -> Error {
 /// nextpnr or ltp.txt for the generic target), then the router `name`
 /// alone, flattened, without the scan wrapper (alone.json): the figure
 /// other flows report.
-fn script(target: Target, name: &str) -> String {
+fn script(target: Target, name: &str, file: &str) -> String {
     let top = WRAPPER_TOP;
     let mut s =
-        format!("read_verilog router.v wrapper.v\nhierarchy -check -top {top}\ndesign -save rtl\n");
+        format!("read_verilog {file} wrapper.v\nhierarchy -check -top {top}\ndesign -save rtl\n");
     match target.device() {
         None => {
             let _ = write!(
@@ -289,20 +290,41 @@ pub fn run_in(
 ) -> Result<SynthReport> {
     router::supported(spec)?;
     target.check_buffers(spec)?;
+    let design = scope::Design {
+        what: "router",
+        verilog: router::verilog(spec)?,
+        top: spec.name(),
+    };
+    run_design_in(&design, target, clock_mhz, work)
+}
+
+/// [`run_in`] for any design: its Verilog in `router.v` for a router,
+/// `design.v` otherwise.
+pub fn run_design_in(
+    design: &scope::Design,
+    target: Target,
+    clock_mhz: Option<f64>,
+    work: &Path,
+) -> Result<SynthReport> {
     check_tools(target)?;
-    let name = spec.name();
-    let verilog = router::verilog(spec)?;
-    let wrapper = wrapper::wrap(&verilog, &name)?;
+    let name = design.top.clone();
+    let verilog = &design.verilog;
+    let file = if design.what == "router" {
+        "router.v"
+    } else {
+        "design.v"
+    };
+    let wrapper = wrapper::wrap(verilog, &name)?;
     let write = |file: &str, text: &str| {
         std::fs::write(work.join(file), text).map_err(|e| Error::Output {
             path: work.join(file),
             message: e.to_string(),
         })
     };
-    write("router.v", &verilog)?;
+    write(file, verilog)?;
     write("wrapper.v", &wrapper.verilog)?;
     let exe = target.device().map_or("yosys", |d| d.family.yosys());
-    yosys::run_script(exe, work, &script(target, &name)).map_err(tool_error)?;
+    yosys::run_script(exe, work, &script(target, &name, file)).map_err(tool_error)?;
     let hier =
         Hierarchy::new(yosys::parse_stat_json(&read(work, "hier.json")?).map_err(tool_error)?);
     let flat_modules = yosys::parse_stat_json(&read(work, "flat.json")?).map_err(tool_error)?;
@@ -373,26 +395,116 @@ pub fn run(
     let work = TempDir::new("synth").map_err(tool_error)?;
     let report = run_in(spec, target, clock_mhz, work.path())?;
     if let Some(dir) = keep {
-        let mut files = vec![
-            (PathBuf::from(crate::output::SPEC_FILE), spec.to_toml()),
-            (PathBuf::from("synth.txt"), report.to_text()),
-            (PathBuf::from("synth.json"), report.to_json()),
-        ];
-        let mut names: Vec<_> = std::fs::read_dir(work.path())
-            .map_err(|source| Error::Read {
-                path: work.path().to_path_buf(),
-                source,
-            })?
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        for n in names {
-            files.push((PathBuf::from(&n), read(work.path(), &n)?));
-        }
+        let mut files = vec![(PathBuf::from(crate::output::SPEC_FILE), spec.to_toml())];
+        files.extend(products(&report, work.path(), Path::new(""))?);
         crate::output::write_dir(dir, &files)?;
     }
     Ok(report)
+}
+
+/// [`run`] for every design of `scope` ([`scope::designs`]), one after
+/// the other; with `keep`, each design's build products go to a
+/// directory of its own there, named after its top module.
+pub fn run_scope(
+    spec: &RouterSpec,
+    scope: scope::Scope,
+    target: Target,
+    clock_mhz: Option<f64>,
+    keep: Option<&Path>,
+) -> Result<Vec<SynthReport>> {
+    if scope == scope::Scope::Router {
+        return Ok(vec![run(spec, target, clock_mhz, keep)?]);
+    }
+    router::supported(spec)?;
+    target.check_buffers(spec)?;
+    let mut reports = Vec::new();
+    let mut files = vec![(PathBuf::from(crate::output::SPEC_FILE), spec.to_toml())];
+    for design in scope::designs(spec, scope)? {
+        let work = TempDir::new("synth").map_err(tool_error)?;
+        let report = run_design_in(&design, target, clock_mhz, work.path())?;
+        files.extend(products(&report, work.path(), Path::new(&design.top))?);
+        reports.push(report);
+    }
+    if let Some(dir) = keep {
+        crate::output::write_dir(dir, &files)?;
+    }
+    Ok(reports)
+}
+
+/// The report and every file of the work directory `work`, under `under`.
+fn products(report: &SynthReport, work: &Path, under: &Path) -> Result<crate::output::Files> {
+    let mut files = vec![
+        (under.join("synth.txt"), report.to_text()),
+        (under.join("synth.json"), report.to_json()),
+    ];
+    let mut names: Vec<_> = std::fs::read_dir(work)
+        .map_err(|source| Error::Read {
+            path: work.to_path_buf(),
+            source,
+        })?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for n in names {
+        files.push((under.join(&n), read(work, &n)?));
+    }
+    Ok(files)
+}
+
+/// The designs of one scope side by side: per design its resources alone
+/// (flattened, without the scan wrapper) and its Fmax; with an interface,
+/// its LUT4 (FPGA) or gates (generic) as a share of the router's.
+pub fn scope_table(reports: &[SynthReport]) -> String {
+    let Some(first) = reports.first() else {
+        return String::new();
+    };
+    let fpga = first.fpga();
+    let mut s = format!(
+        "routergen synth: on {} ({}), each design alone (flattened, no scan wrapper)\n",
+        first.target.name(),
+        first.part
+    );
+    let _ = writeln!(
+        s,
+        "{:<60} {:>8} {:>10} {:>8} {:>5} {:>9}",
+        "design",
+        if fpga { "LUT4" } else { "gates" },
+        "flip-flops",
+        "carries",
+        "RAMs",
+        "Fmax MHz"
+    );
+    let size = |r: &SynthReport| {
+        if fpga {
+            r.router.luts
+        } else {
+            r.router.gates
+        }
+    };
+    for r in reports {
+        let a = &r.router;
+        let fmax = r.fmax_mhz.map_or("-".to_string(), |f| format!("{f:.1}"));
+        let _ = writeln!(
+            s,
+            "{:<60} {:>8} {:>10} {:>8} {:>5} {:>9}",
+            r.name,
+            size(r),
+            a.flip_flops,
+            a.carries,
+            a.rams,
+            fmax
+        );
+    }
+    if let [router, interface, ..] = reports {
+        let _ = writeln!(
+            s,
+            "the network interface's {} are {:.1}% of the router's",
+            if fpga { "LUT4" } else { "gates" },
+            100.0 * size(interface) as f64 / size(router).max(1) as f64
+        );
+    }
+    s
 }
 
 fn pct(used: u64, avail: u64) -> f64 {
@@ -555,12 +667,12 @@ mod tests {
 
     #[test]
     fn the_script_keeps_hierarchy_first_then_flattens() {
-        let s = script(Target::Ice40Hx8k, "r");
+        let s = script(Target::Ice40Hx8k, "r", "router.v");
         let hier = s.find("synth_ice40 -noflatten").unwrap();
         let flat = s.find("synth_ice40 -top").unwrap();
         assert!(hier < s.find("design -load rtl").unwrap());
         assert!(flat > hier);
-        assert!(script(Target::Generic, "r").contains("ltp -noff"));
-        assert!(script(Target::Ecp5_85k, "r").contains("synth_ecp5 -top"));
+        assert!(script(Target::Generic, "r", "router.v").contains("ltp -noff"));
+        assert!(script(Target::Ecp5_85k, "r", "router.v").contains("synth_ecp5 -top"));
     }
 }

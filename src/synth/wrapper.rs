@@ -34,17 +34,17 @@ pub fn module_ports(verilog: &str, module: &str) -> Result<Vec<PortDecl>> {
     let start = verilog
         .find(&format!("module {module} ("))
         .ok_or_else(missing)?;
-    let rest = &verilog[start..];
+    // Comments dropped first: they may hold commas and parentheses.
+    let rest: String = verilog[start..]
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
     let open = rest.find('(').ok_or_else(missing)?;
     let close = rest.find(");").ok_or_else(missing)?;
     let mut ports = Vec::new();
     for decl in rest[open + 1..close].split(',') {
-        let text: Vec<&str> = decl
-            .lines()
-            .map(|l| l.split("//").next().unwrap_or(""))
-            .collect();
-        let text = text.join(" ");
-        let words: Vec<&str> = text
+        let words: Vec<&str> = decl
             .split_whitespace()
             .filter(|w| *w != "wire" && *w != "reg")
             .collect();
@@ -161,6 +161,7 @@ mod tests {
     input wire clk,
     input wire rst,
     input wire [15:0] p0_in_data, // data
+    // Node 0's port (id 2'h0, coordinates (0, 0)).
     input wire p0_in_valid,
     output wire [1:0] p0_in_credit,
     output wire [15:0] p0_out_data
