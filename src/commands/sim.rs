@@ -254,62 +254,8 @@ fn run_here(args: &SimArgs, setup: &Setup, stop: &AtomicBool) -> Result<Results>
                 load: args.load[0],
                 ..cfg.clone()
             };
-            let waves = match &setup.window {
-                Some(w) => Some(std::cell::RefCell::new(crate::sim::waves::Waves::create(
-                    &args.waves_file,
-                    w.clone(),
-                    &cfg,
-                )?)),
-                None => None,
-            };
-            let nodes = crate::algo::Network::new(cfg.spec.topology, cfg.spec.dims, cfg.spec.radix)?
-                .nodes() as usize;
-            let replay = args.replay.as_ref().map(|_| {
-                let s = &cfg.spec;
-                std::cell::RefCell::new(crate::sim::replay::Replay::new(
-                    nodes,
-                    s.physical_ports() as usize,
-                    s.vcs,
-                    crate::router::vc_bits(s.vcs),
-                    s.flit_width,
-                ))
-            });
-            let mut e = crate::sim::build_engine(&cfg, engine_kind)?;
             bar.set_message(format!("{algorithm} load {}", cfg.load));
-            let result = crate::sim::run(
-                &cfg,
-                e.as_mut(),
-                &Control {
-                    waves: waves.as_ref(),
-                    replay: replay.as_ref(),
-                    ..ctl
-                },
-            );
-            if let Some(waves) = waves {
-                let note = waves_note(&waves.into_inner().finish()?);
-                bar.suspend(|| {
-                    if result.is_err() {
-                        eprintln!("{note} (the failing run)");
-                    } else {
-                        println!("{note}");
-                    }
-                });
-            }
-            let run = result?;
-            if let (Some(dir), Some(replay)) = (&args.replay, replay) {
-                let r = replay.into_inner();
-                let files =
-                    crate::network::replay::files(&cfg.spec, r.cycles, &r.stimulus, &r.expected)?;
-                crate::output::write_dir(dir, &files)?;
-                bar.suspend(|| {
-                    println!(
-                        "replay: {} cycles of every local port in {} (make -C {} compares)",
-                        r.cycles,
-                        dir.display(),
-                        dir.display()
-                    )
-                });
-            }
+            let run = run_recorded(args, setup, &cfg, &ctl, &bar)?;
             on_row(&run.stats);
             out.rows.push(run.stats);
             out.trace = run.trace;
@@ -330,6 +276,73 @@ fn run_here(args: &SimArgs, setup: &Setup, stop: &AtomicBool) -> Result<Results>
     }
     bar.finish_and_clear();
     Ok(out)
+}
+
+/// One run of `cfg` recorded as the arguments ask: its waveform
+/// (`--waves`), its replay (`--replay`), each written when the run ends
+/// (the waveform also when it fails).
+fn run_recorded(
+    args: &SimArgs,
+    setup: &Setup,
+    cfg: &SimConfig,
+    ctl: &Control,
+    bar: &indicatif::ProgressBar,
+) -> Result<crate::sim::Run> {
+    use std::cell::RefCell;
+    let waves = match &setup.window {
+        Some(w) => Some(RefCell::new(crate::sim::waves::Waves::create(
+            &args.waves_file,
+            w.clone(),
+            cfg,
+        )?)),
+        None => None,
+    };
+    let s = &cfg.spec;
+    let nodes = crate::algo::Network::new(s.topology, s.dims, s.radix)?.nodes() as usize;
+    let replay = args.replay.as_ref().map(|_| {
+        RefCell::new(crate::sim::replay::Replay::new(
+            nodes,
+            s.physical_ports() as usize,
+            s.vcs,
+            crate::router::vc_bits(s.vcs),
+            s.flit_width,
+        ))
+    });
+    let mut e = crate::sim::build_engine(cfg, setup.engine)?;
+    let result = crate::sim::run(
+        cfg,
+        e.as_mut(),
+        &Control {
+            waves: waves.as_ref(),
+            replay: replay.as_ref(),
+            ..*ctl
+        },
+    );
+    if let Some(waves) = waves {
+        let note = waves_note(&waves.into_inner().finish()?);
+        bar.suspend(|| {
+            if result.is_err() {
+                eprintln!("{note} (the failing run)");
+            } else {
+                println!("{note}");
+            }
+        });
+    }
+    let run = result?;
+    if let (Some(dir), Some(replay)) = (&args.replay, replay) {
+        let r = replay.into_inner();
+        let files = crate::network::replay::files(s, r.cycles, &r.stimulus, &r.expected)?;
+        crate::output::write_dir(dir, &files)?;
+        bar.suspend(|| {
+            println!(
+                "replay: {} cycles of every local port in {} (make -C {} compares)",
+                r.cycles,
+                dir.display(),
+                dir.display()
+            )
+        });
+    }
+    Ok(run)
 }
 
 /// Prints the table and writes the files the arguments ask for.

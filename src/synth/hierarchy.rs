@@ -108,8 +108,14 @@ pub struct BlockUse {
 
 /// `parent_flow_control_unit` -> `flow_control_unit`; a numbered module of
 /// another body of the same block (`parent_address_decoder_2`) and
-/// rust-hdl's spelling (`parent$fcu$3`) to the same stem.
+/// rust-hdl's spelling (`parent$fcu$3`) to the same stem; a module Yosys
+/// derived for a parameter value (`$paramod$<hash>\parent_link`) by its
+/// name.
 pub fn block_stem(parent: &str, child: &str) -> String {
+    let child = match child.strip_prefix("$paramod") {
+        Some(derived) => derived.rsplit('\\').next().unwrap_or(child),
+        None => child,
+    };
     let mut s = child
         .strip_prefix(parent)
         .and_then(|r| r.strip_prefix('$').or_else(|| r.strip_prefix('_')))
@@ -242,6 +248,7 @@ mod tests {
         assert_eq!(block_stem("r_core", "r_core$arb"), "arb");
         assert_eq!(block_stem("r_core", "r_core$dec$0$node"), "dec$0$node");
         assert_eq!(block_stem("x", "other$7"), "other");
+        assert_eq!(block_stem("net", "$paramod$7e05c0\\net_link"), "link");
         assert_eq!(
             block_stem("r_core", "r_core_flow_control_unit"),
             "flow_control_unit"

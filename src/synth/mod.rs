@@ -181,8 +181,11 @@ pub struct BlockRow {
 /// What `routergen synth` measured.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SynthReport {
-    /// The configuration's name (the router's top module).
+    /// The design's top module (the router's: the configuration's name).
     pub name: String,
+    /// What the design is: `router`, `network interface`, `router +
+    /// interface` or `network` ([`scope::Design::what`]).
+    pub design: String,
     /// The synthesis target.
     pub target: Target,
     /// The FPGA part, or `generic`.
@@ -195,8 +198,9 @@ pub struct SynthReport {
     pub total: Resources,
     /// Flip-flops of the router alone: the total less the wrapper's chains.
     pub router_flip_flops: u64,
-    /// The router alone, flattened, without the scan wrapper (its ports
-    /// left to the tool): the figure other flows report beside `total`.
+    /// The router (the design) alone, flattened, without the scan wrapper
+    /// (its ports left to the tool): the figure other flows report beside
+    /// `total`.
     pub router: Resources,
     /// Longest path in the flattened netlist in cells between flip-flops
     /// and pins (`ltp -noff`; generic target: two-input gate levels).
@@ -362,6 +366,7 @@ pub fn run_design_in(
     let total = Resources::from(&flat);
     Ok(SynthReport {
         name,
+        design: design.what.to_string(),
         target,
         part: target.part().to_string(),
         clock_mhz: target.device().and(clock),
@@ -597,25 +602,26 @@ impl SynthReport {
         if self.fpga() {
             let _ = writeln!(
                 s,
-                "router alone (flattened, no wrapper): LUT4 {}, flip-flops {}, carries {}, \
+                "{} alone (flattened, no wrapper): LUT4 {}, flip-flops {}, carries {}, \
                  RAMs {}",
-                r.luts, r.flip_flops, r.carries, r.rams
+                self.design, r.luts, r.flip_flops, r.carries, r.rams
             );
         } else {
             let _ = writeln!(
                 s,
-                "router alone (flattened, no wrapper): {} two-input gates, {} inverters, {} \
+                "{} alone (flattened, no wrapper): {} two-input gates, {} inverters, {} \
                  flip-flops",
-                r.gates, r.inverters, r.flip_flops
+                self.design, r.gates, r.inverters, r.flip_flops
             );
         }
         let _ = writeln!(
             s,
-            "scan wrapper: {} input + {} output chain bits ({} flip-flops); router alone: \
+            "scan wrapper: {} input + {} output chain bits ({} flip-flops); {} alone: \
              {} flip-flops",
             self.wrapper.input_bits,
             self.wrapper.output_bits,
             self.wrapper.flip_flops(),
+            self.design,
             self.router_flip_flops
         );
         let _ = writeln!(
@@ -648,7 +654,11 @@ impl SynthReport {
         s.push_str(&self.row("scan wrapper", "1", &self.wrapper_cells));
         s.push_str(&self.row("total (hierarchical)", "-", &self.hierarchical_total));
         s.push_str(&self.row("total (flattened)", "-", &self.total));
-        s.push_str(&self.row("router alone (flattened)", "-", &self.router));
+        s.push_str(&self.row(
+            &format!("{} alone (flattened)", self.design),
+            "-",
+            &self.router,
+        ));
         s
     }
 }
