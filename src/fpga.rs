@@ -1,8 +1,8 @@
 //! `routergen fpga`: a bring-up design for an FPGA board (templates/fpga/,
 //! pins in fpga/): the 2x2 mesh `routergen network` writes, with its
 //! AXI4-Stream endpoints, a traffic generator and checker per node, packet
-//! and error counts on the LEDs and a UART line; with `--build`, Yosys, nextpnr and icepack or ecppack make the
-//! bitstream.
+//! and error counts on the LEDs and a UART line; with `--build`, Yosys,
+//! nextpnr and icepack or ecppack make the bitstream.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::flows::nextpnr::{self, Family};
 use crate::flows::yosys;
 use crate::flows::TempDir;
-use crate::network::{self, Endpoints, NetworkParams};
+use crate::network::{self, NetworkParams};
 use crate::router;
 use crate::spec::{RouterSpec, Topology};
 use crate::synth::{tool_error, Resources, Target};
@@ -85,9 +85,9 @@ pub const BOARDS: [Board; 4] = [
         target: Target::Ecp5_25k,
         constraints: "orangecrab.lpf",
         constraints_text: include_str!("../fpga/orangecrab.lpf"),
-        // 48 MHz halved: the first bring-up design did not close timing
-        // at 48 MHz on the -25F (the network design reaches 100 MHz; the
-        // halved clock is kept).
+        // 48 MHz halved: the default design reaches 100 MHz on the -25F,
+        // but the reference router with its interface reaches 55 MHz on
+        // the ECP5 (docs/network.md), too close to 48 for larger routers.
         clock_mhz: 48.0,
         divide: 2,
         leds: 3,
@@ -138,7 +138,7 @@ pub fn check_spec(spec: &RouterSpec) -> Result<()> {
             spec.radix, spec.dims, spec.topology
         )));
     }
-    network::check(spec, &network_params())?;
+    network::check(spec, &NetworkParams::default())?;
     router::supported(spec)
 }
 
@@ -193,15 +193,6 @@ fn render(template: &str, ctx: &tera::Context, what: &str) -> Result<String> {
     tera::Tera::one_off(template, ctx, false).map_err(|e| Error::template(what, &e))
 }
 
-/// The network the design builds: `routergen network` of `spec` with
-/// AXI4-Stream endpoints and no link stages.
-fn network_params() -> NetworkParams {
-    NetworkParams {
-        link_stages: 0,
-        endpoints: Endpoints::AxiStream,
-    }
-}
-
 /// `routergen_traffic` for `spec`: its network with a traffic generator and
 /// checker on every endpoint.
 pub fn traffic_verilog(spec: &RouterSpec) -> Result<String> {
@@ -213,7 +204,7 @@ pub fn traffic_verilog(spec: &RouterSpec) -> Result<String> {
             node: n,
             id: format!("{:x}", crate::interface::node_id(&net, coord_bits, n)),
             // Distinct and non-zero for the four nodes.
-            seed: format!("{:04x}", 0xACE1u32 ^ (0x1F35 * (n + 1)) & 0xFFFF),
+            seed: format!("{:04x}", 0xACE1u32 ^ ((0x1F35 * (n + 1)) & 0xFFFF)),
         })
         .collect();
     let mut ctx = tera::Context::new();
@@ -255,7 +246,7 @@ pub fn design_files(spec: &RouterSpec, board: &Board) -> Result<Vec<(PathBuf, St
     check_rams(spec, board)?;
     let mut files = vec![(PathBuf::from(crate::output::SPEC_FILE), spec.to_toml())];
     let texts = [
-        network::verilog(spec, &network_params())?,
+        network::verilog(spec, &NetworkParams::default())?,
         NODE_VERILOG.to_string(),
         UART_VERILOG.to_string(),
         traffic_verilog(spec)?,

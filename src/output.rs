@@ -383,7 +383,9 @@ pub fn write_dir(dir: &Path, files: &Files) -> Result<()> {
     Ok(())
 }
 
-fn check_target(dir: &Path) -> Result<()> {
+/// Why `dir` cannot be an output directory, if it cannot: it must be new,
+/// empty, or a previous routergen output directory.
+pub fn check_target(dir: &Path) -> Result<()> {
     if !dir.exists() {
         return Ok(());
     }

@@ -783,6 +783,25 @@ fn a_simulation_replays_cycle_for_cycle_on_the_network_verilog() {
     assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
     assert!(common::stderr(&o).contains("--replay needs one algorithm and one --load"));
     assert!(!refused.exists());
+    // A directory routergen did not write: refused before a run that
+    // would take hours.
+    std::fs::create_dir(&refused).unwrap();
+    std::fs::write(refused.join("notes.txt"), "mine").unwrap();
+    let t = std::time::Instant::now();
+    let o = common::routergen(&[
+        "sim",
+        "--measure",
+        "100000000",
+        "--replay",
+        refused.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("did not write"),
+        "{}",
+        common::stderr(&o)
+    );
+    assert!(t.elapsed().as_secs() < 30, "{:?}", t.elapsed());
     let replay = |name: &str, spec: &[&str]| {
         let dir = tmp.path().join(name);
         let mut args = vec![

@@ -91,6 +91,9 @@ fn check(args: &SimArgs) -> Result<Setup> {
             )));
         }
     }
+    if let Some(dir) = &args.replay {
+        crate::network::replay::check(&resolved.spec, dir)?;
+    }
     if job::asked(&args.exec) {
         job::executor(&args.exec)?;
         if args.sweep || args.trace.is_some() || waving || args.replay.is_some() {

@@ -76,6 +76,11 @@ pub fn top_name(spec: &RouterSpec) -> String {
     )
 }
 
+/// The network interface module's name for `spec` ([`ni`]).
+pub fn ni_name(spec: &RouterSpec) -> String {
+    format!("{}_ni", top_name(spec))
+}
+
 /// Every link of `net` (routers of `ports` ports), by receiving port:
 /// node n's link port p receives what the router across it sends on the
 /// far port (docs/interface.md, "Ports"); a mesh port that leaves the
@@ -139,7 +144,7 @@ pub fn verilog(spec: &RouterSpec, params: &NetworkParams) -> Result<String> {
     let router = crate::router::verilog(spec)?;
     let top = top_name(spec);
     let axi = params.endpoints == Endpoints::AxiStream;
-    let ni_name = format!("{top}_ni");
+    let ni_name = ni_name(spec);
     let interface = if axi {
         ni::verilog(spec, &ni_name)?
     } else {

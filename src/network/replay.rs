@@ -16,14 +16,25 @@ use crate::spec::RouterSpec;
 const TESTBENCH: &str = include_str!("../../templates/network/replay_tb.v.tera");
 const MAKEFILE: &str = include_str!("../../templates/network/replay.mk.tera");
 
+/// Why a replay of `spec` cannot be written to `dir`, if it cannot: checked
+/// before the simulation runs.
+pub fn check(spec: &RouterSpec, dir: &std::path::Path) -> Result<()> {
+    crate::output::check_target(dir)?;
+    super::check(spec, &PARAMS)?;
+    crate::router::supported(spec)
+}
+
+/// The network of a replay: the routers' local ports at its boundary, no
+/// link stages (the simulator has none).
+const PARAMS: NetworkParams = NetworkParams {
+    link_stages: 0,
+    endpoints: Endpoints::Flits,
+};
+
 /// The replay directory's files: the spec, `rtl/<network>.v`,
 /// `replay_tb.v`, a Makefile, `stimulus.hex` and `expected.hex` (`cycles`
 /// stimulus lines, reset included).
 pub fn files(spec: &RouterSpec, cycles: u64, stimulus: &str, expected: &str) -> Result<Files> {
-    let params = NetworkParams {
-        link_stages: 0,
-        endpoints: Endpoints::Flits,
-    };
     let top = top_name(spec);
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
     let mut ctx = tera::Context::new();
@@ -40,7 +51,7 @@ pub fn files(spec: &RouterSpec, cycles: u64, stimulus: &str, expected: &str) -> 
         (PathBuf::from(SPEC_FILE), spec.to_toml()),
         (
             PathBuf::from(format!("rtl/{top}.v")),
-            verilog(spec, &params)?,
+            verilog(spec, &PARAMS)?,
         ),
         (
             PathBuf::from("replay_tb.v"),

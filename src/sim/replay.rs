@@ -54,9 +54,10 @@ impl Replay {
         self.vcs + 3 + self.vc_bits + self.width
     }
 
-    /// Records cycle `rst`'s local ports: `out`, what the routers drive at
-    /// the cycle's start (before its inputs), and the inputs `inject` and
-    /// `eject_credit` (per node) the network interfaces drive in it.
+    /// Records one cycle's local ports (`rst`: a reset cycle): `out`, what
+    /// the routers drive at the cycle's start (before its inputs), and the
+    /// inputs `inject` and `eject_credit` (per node) the network
+    /// interfaces drive in it.
     pub fn cycle(&mut self, rst: bool, out: &Outputs, inject: &[Flit], eject_credit: &[u32]) {
         let mut line = Bits::default();
         line.push(u64::from(rst), 1);

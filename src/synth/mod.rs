@@ -292,18 +292,18 @@ pub fn run_in(
     clock_mhz: Option<f64>,
     work: &Path,
 ) -> Result<SynthReport> {
-    router::supported(spec)?;
-    target.check_buffers(spec)?;
-    let design = scope::Design {
-        what: "router",
-        verilog: router::verilog(spec)?,
-        top: spec.name(),
-    };
-    run_design_in(&design, target, clock_mhz, work)
+    check_spec(spec, target)?;
+    run_design_in(&scope::Design::router(spec)?, target, clock_mhz, work)
 }
 
-/// [`run_in`] for any design: its Verilog in `router.v` for a router,
-/// `design.v` otherwise.
+/// Why the router of `spec` cannot be synthesized for `target`, if it
+/// cannot.
+fn check_spec(spec: &RouterSpec, target: Target) -> Result<()> {
+    router::supported(spec)?;
+    target.check_buffers(spec)
+}
+
+/// [`run_in`] for any design ([`scope::Design`]).
 pub fn run_design_in(
     design: &scope::Design,
     target: Target,
@@ -313,11 +313,7 @@ pub fn run_design_in(
     check_tools(target)?;
     let name = design.top.clone();
     let verilog = &design.verilog;
-    let file = if design.what == "router" {
-        "router.v"
-    } else {
-        "design.v"
-    };
+    let file = design.file;
     let wrapper = wrapper::wrap(verilog, &name)?;
     let write = |file: &str, text: &str| {
         std::fs::write(work.join(file), text).map_err(|e| Error::Output {
@@ -420,8 +416,7 @@ pub fn run_scope(
     if scope == scope::Scope::Router {
         return Ok(vec![run(spec, target, clock_mhz, keep)?]);
     }
-    router::supported(spec)?;
-    target.check_buffers(spec)?;
+    check_spec(spec, target)?;
     let mut reports = Vec::new();
     let mut files = vec![(PathBuf::from(crate::output::SPEC_FILE), spec.to_toml())];
     for design in scope::designs(spec, scope)? {

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::network::{self, ni, Endpoints, NetworkParams};
+use crate::network::{self, ni, NetworkParams};
 use crate::router;
 use crate::spec::names::named_enum;
 use crate::spec::RouterSpec;
@@ -27,47 +27,58 @@ named_enum!(
 pub struct Design {
     /// What it is, for the report (`router`, `network interface`, ...).
     pub what: &'static str,
+    /// The file its Verilog goes to in the work directory.
+    pub file: &'static str,
     /// Every module it needs.
     pub verilog: String,
     /// Its top module.
     pub top: String,
 }
 
+/// Where a design other than the router goes.
+const DESIGN_FILE: &str = "design.v";
+
+impl Design {
+    /// The router of `spec`, its Verilog in `router.v`.
+    pub fn router(spec: &RouterSpec) -> Result<Design> {
+        Ok(Design {
+            what: "router",
+            file: "router.v",
+            verilog: router::verilog(spec)?,
+            top: spec.name(),
+        })
+    }
+}
+
 const NODE_TEMPLATE: &str = include_str!("../../templates/synth/node.v.tera");
 
 /// The designs of `scope` for `spec`, in the order the report lists them.
 pub fn designs(spec: &RouterSpec, scope: Scope) -> Result<Vec<Design>> {
-    let name = spec.name();
-    let router = Design {
-        what: "router",
-        verilog: router::verilog(spec)?,
-        top: name.clone(),
-    };
-    let top = network::top_name(spec);
+    let router = Design::router(spec)?;
     match scope {
         Scope::Router => Ok(vec![router]),
         Scope::Network => {
-            let params = NetworkParams {
-                link_stages: 0,
-                endpoints: Endpoints::AxiStream,
-            };
+            // AXI4-Stream endpoints, no link stages.
             Ok(vec![Design {
                 what: "network",
-                verilog: network::verilog(spec, &params)?,
-                top,
+                file: DESIGN_FILE,
+                verilog: network::verilog(spec, &NetworkParams::default())?,
+                top: network::top_name(spec),
             }])
         }
         Scope::Interface => {
-            let ni_name = format!("{top}_ni");
+            let ni_name = network::ni_name(spec);
             let interface = Design {
                 what: "network interface",
+                file: DESIGN_FILE,
                 verilog: ni::verilog(spec, &ni_name)?,
                 top: ni_name.clone(),
             };
-            let node_name = format!("{top}_node");
+            let node_name = format!("{}_node", network::top_name(spec));
             let node = node_verilog(spec, &router.verilog, &ni_name, &node_name)?;
             let both = Design {
                 what: "router + interface",
+                file: DESIGN_FILE,
                 verilog: format!("{}\n{}\n{node}", router.verilog, interface.verilog),
                 top: node_name,
             };

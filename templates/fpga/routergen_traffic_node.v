@@ -22,8 +22,9 @@
 // Every beat that breaks a rule counts one error; every transfer that ends
 // with TLAST counts one packet received.
 //
-// CORRUPT (tests only): flips the top bit of this node's sixth beat after
-// a beat 0, which its destination must count as one error.
+// CORRUPT (tests only): 1 flips the top bit of this node's sixth beat
+// after a beat 0; 2 skips a sequence number after its fifth transfer (as
+// if one were lost). Either way the destination must count one error.
 module routergen_traffic_node #(
     parameter integer W = 16,  // TDATA bits
     parameter integer NB = 2,  // bits of a node id (TDEST, TID)
@@ -80,10 +81,13 @@ module routergen_traffic_node #(
     reg [IB-1:0] dest;  // its destination's index
     reg [SEQ-1:0] seq [0:N-1];  // per destination: the next sequence number
     reg [7:0] bodies;  // beats after a beat 0 sent, to 255
-    integer k;
+    integer k;  // the generator's reset loop
 
     wire taken = active && s_axis_tready;
-    wire [W-1:0] flip = (CORRUPT != 0 && bodies == 8'd5) ? {1'b1, {(W - 1){1'b0}}} : {W{1'b0}};
+    // The step to a destination's next sequence number: 2 once with CORRUPT = 2.
+    wire skip = CORRUPT == 2 && sent == 32'd4;
+    wire [SEQ-1:0] step = {{(SEQ - 2){1'b0}}, skip, !skip};
+    wire [W-1:0] flip = (CORRUPT == 1 && bodies == 8'd5) ? {1'b1, {(W - 1){1'b0}}} : {W{1'b0}};
     assign s_axis_tvalid = active;
     assign s_axis_tlast = beat == last;
     assign s_axis_tdest = IDS[dest * NB +: NB];
@@ -112,23 +116,24 @@ module routergen_traffic_node #(
             if (beat != 2'd0 && bodies != 8'hFF) bodies <= bodies + 8'd1;
             if (beat == last) begin
                 active <= 1'b0;
-                seq[dest] <= seq[dest] + 1'b1;
+                seq[dest] <= seq[dest] + step;
                 sent <= sent + 32'd1;
             end
         end
     end
 
     // ---- checker ----
-    // The index of the node whose id is `id`, and whether there is one.
+    // The index of the node whose id is TID, and whether there is one.
     reg from_found;
     reg [IB-1:0] from_index;
+    integer j;
     always @* begin
         from_found = 1'b0;
         from_index = {IB{1'b0}};
-        for (k = 0; k < N; k = k + 1) begin
-            if (IDS[k * NB +: NB] == m_axis_tid) begin
+        for (j = 0; j < N; j = j + 1) begin
+            if (IDS[j * NB +: NB] == m_axis_tid) begin
                 from_found = 1'b1;
-                from_index = k[IB-1:0];
+                from_index = j[IB-1:0];
             end
         end
     end
@@ -142,6 +147,7 @@ module routergen_traffic_node #(
     reg [IB-1:0] from;  // its source
     reg [SEQ-1:0] got_seq;  // its sequence number
     reg [SEQ-1:0] want [0:N-1];  // per source: the sequence number expected next
+    integer m;  // the checker's reset loop
 
     wire [1:0] head_last = m_axis_tdata[1:0];
     wire [SEQ-1:0] head_seq = m_axis_tdata[W-1 -: SEQ];
@@ -159,7 +165,7 @@ module routergen_traffic_node #(
             got_last <= 2'd0;
             from <= {IB{1'b0}};
             got_seq <= {SEQ{1'b0}};
-            for (k = 0; k < N; k = k + 1) want[k] <= {SEQ{1'b0}};
+            for (m = 0; m < N; m = m + 1) want[m] <= {SEQ{1'b0}};
             received <= 32'd0;
             errors <= 32'd0;
         end else if (arrives) begin
