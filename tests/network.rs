@@ -869,7 +869,7 @@ fn a_simulation_replays_cycle_for_cycle_on_the_network_verilog() {
     );
 
     // The mutant: bit 0 of the data of the first flit injected at node 0
-    // (the lowest bit of a stimulus line) flipped.
+    // (the lowest bit of a stimulus line, its last word) flipped.
     let path = dir.join("stimulus.hex");
     let text = std::fs::read_to_string(&path).unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
@@ -877,7 +877,8 @@ fn a_simulation_replays_cycle_for_cycle_on_the_network_verilog() {
     let first = lines
         .iter()
         .position(|l| {
-            let v = u128::from_str_radix(&l[l.len() - 16..], 16).unwrap();
+            let node0 = l.rsplit(' ').next().unwrap();
+            let v = u128::from_str_radix(node0, 16).unwrap();
             (v >> (w + 2)) & 1 == 1
         })
         .expect("node 0 injects a flit");

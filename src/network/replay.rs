@@ -15,6 +15,7 @@ use crate::spec::RouterSpec;
 
 const TESTBENCH: &str = include_str!("../../templates/network/replay_tb.v.tera");
 const MAKEFILE: &str = include_str!("../../templates/network/replay.mk.tera");
+const VERILATOR_CONFIG: &str = include_str!("../../templates/network/replay.vlt.tera");
 
 /// Why a replay of `spec` cannot be written to `dir`, if it cannot: checked
 /// before the simulation runs.
@@ -32,13 +33,14 @@ const PARAMS: NetworkParams = NetworkParams {
 };
 
 /// The replay directory's files: the spec, `rtl/<network>.v`,
-/// `replay_tb.v`, a Makefile, `stimulus.hex` and `expected.hex` (`cycles`
+/// `replay_tb.v`, a Makefile and its Verilator configuration, `stimulus.hex` and `expected.hex` (`cycles`
 /// stimulus lines, reset included).
 pub fn files(spec: &RouterSpec, cycles: u64, stimulus: &str, expected: &str) -> Result<Files> {
     let top = top_name(spec);
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
     let mut ctx = tera::Context::new();
     ctx.insert("top", &top);
+    ctx.insert("router", &spec.name());
     ctx.insert("nodes", &net.nodes());
     ctx.insert("w", &spec.flit_width);
     ctx.insert("v", &spec.vcs);
@@ -60,6 +62,10 @@ pub fn files(spec: &RouterSpec, cycles: u64, stimulus: &str, expected: &str) -> 
         (
             PathBuf::from("Makefile"),
             render(MAKEFILE, "replay Makefile")?,
+        ),
+        (
+            PathBuf::from("replay.vlt"),
+            render(VERILATOR_CONFIG, "replay Verilator configuration")?,
         ),
         (PathBuf::from("stimulus.hex"), stimulus.to_string()),
         (PathBuf::from("expected.hex"), expected.to_string()),

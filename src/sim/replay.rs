@@ -6,9 +6,14 @@
 //! testbench drives into the network top and compares with what it drives
 //! out.
 //!
-//! A line packs one chunk per node, node 0 in the lowest bits, each chunk
-//! (highest bits first) the credit bits (V), valid, head, tail, the VC (VB
-//! bits) and the data (W); a stimulus line has `rst` above the chunks. In
+//! An expected line packs one chunk per node, node 0 in the lowest bits,
+//! each chunk (highest bits first) the credit bits (V), valid, head, tail,
+//! the VC (VB bits) and the data (W), as the testbench's `%h` prints it. A
+//! stimulus line is `rst` and then the same chunks, node 0 last, as words
+//! of their own: `$readmemh` reads each word into one element of the
+//! testbench's memory, and its time grows with the square of a word's
+//! width (one word per line made an 8x8 network's replay spend a sixth of
+//! its run reading). In
 //! a stimulus chunk the credits are those returned to the router's local
 //! output (`local_out_credit`) and the flit is the one injected; in a
 //! response chunk the credits are the router's for its local input
@@ -59,12 +64,13 @@ impl Replay {
     /// inputs `inject` and `eject_credit` (per node) the network
     /// interfaces drive in it.
     pub fn cycle(&mut self, rst: bool, out: &Outputs, inject: &[Flit], eject_credit: &[u32]) {
-        let mut line = Bits::default();
-        line.push(u64::from(rst), 1);
+        self.stimulus.push(if rst { '1' } else { '0' });
         for n in (0..self.nodes).rev() {
-            self.chunk(&mut line, eject_credit[n], &inject[n]);
+            let mut chunk = Bits::default();
+            self.chunk(&mut chunk, eject_credit[n], &inject[n]);
+            self.stimulus.push(' ');
+            self.stimulus.push_str(&chunk.hex());
         }
-        self.stimulus.push_str(&line.hex());
         self.stimulus.push('\n');
         if !rst {
             let mut line = Bits::default();
@@ -147,12 +153,11 @@ mod tests {
         r.cycle(true, &out, &[Flit::default(), head], &[0b01, 0]);
         r.cycle(false, &out, &[Flit::default(); 2], &[0, 0]);
         // rst, node 1 (credits 00, valid, head, not tail, vc 1, beef),
-        // node 0 (credits 01, nothing): 45 bits, 12 digits.
+        // node 0 (credits 01, nothing): chunks of 22 bits, 6 digits.
         let node1 = (0b0_1101u64 << 16) | 0xbeef;
-        let stim = (1u64 << 44) | (node1 << 22) | (0b01 << 20);
         assert_eq!(
             r.stimulus.lines().next(),
-            Some(format!("{stim:012x}").as_str())
+            Some(format!("1 {node1:06x} {:06x}", 0b01 << 20).as_str())
         );
         // No expected line in reset; then node 1's head, node 0's
         // credits with its invalid flit's data hidden: 44 bits, 11 digits.
