@@ -12,7 +12,7 @@ CARGO ?= cargo
 # cargo-nextest when present (clearer report, parallel per test), else cargo test.
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 
-.PHONY: test tools check-style router gen-time network-bench prove matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot studies
+.PHONY: test tools check-style router gen-time network-bench network-large prove matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot studies
 .PHONY: install waves-fst outdir-slow prove-all equiv equiv-before install-check slurm-up slurm-down
 
 test: tools check-style
@@ -41,6 +41,9 @@ gen-time: router
 # and simulation speed (docs/network.md, "Speed").
 network-bench: router
 	bash testbench/network-bench.sh
+
+network-large: router tools
+	bash testbench/network-large.sh
 
 # routergen's proof suite (docs/prove.md), each proof and each mutant it must
 # fail on a job (`routergen prove --all`): every block at its default sizes

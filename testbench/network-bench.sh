@@ -4,8 +4,8 @@
 # (median of 3), and for an 8x8 network (dimension order, 2 VCs, 32-bit
 # flits) replaying a `routergen sim` run: the wall time of its Verilator
 # build (one) and the network cycles per second of the built model (median
-# of 3 runs, response not written, its reading of the stimulus included),
-# with the model's one thread and with two. `make network-bench` runs it.
+# of 3 runs, response not written, its reading of the stimulus included).
+# `make network-bench` runs it.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin="$root/target/release/routergen"
@@ -34,21 +34,16 @@ printf '4x4 network generated (routergen network --radix 4): %.3f s (median of 3
 "$bin" sim --radix 8 --vcs 2 --load 0.3 --warmup 1000 --measure 20000 \
   --replay "$out/replay8x8" >"$out/sim.log"
 cycles=$(wc -l <"$out/replay8x8/stimulus.hex")
-# The model with one thread (the Makefile's default), then with two.
-for threads in 1 2; do
-  rm -rf "$out/replay8x8/build"
+start=$(now)
+make -C "$out/replay8x8" build/verilator/replay "${verilator[@]}" >"$out/build.log" 2>&1
+build=$(echo "$(now) - $start" | bc)
+printf '8x8 network Verilator build: %.0f s\n' "$build"
+times=()
+for i in 1 2 3; do
   start=$(now)
-  make -C "$out/replay8x8" build/verilator/replay THREADS="$threads" "${verilator[@]}" \
-    >"$out/build-$threads.log" 2>&1
-  build=$(echo "$(now) - $start" | bc)
-  printf '8x8 network Verilator build, THREADS=%d: %.0f s\n' "$threads" "$build"
-  times=()
-  for i in 1 2 3; do
-    start=$(now)
-    (cd "$out/replay8x8" && build/verilator/replay +noresponse >/dev/null)
-    times+=("$(echo "$(now) - $start" | bc)")
-  done
-  run=$(median "${times[@]}")
-  printf '8x8 network simulated, THREADS=%d: %d cycles in %.2f s (median of 3): %.0f cycles/s\n' \
-    "$threads" "$cycles" "$run" "$(echo "$cycles / $run" | bc -l)"
+  (cd "$out/replay8x8" && build/verilator/replay +noresponse >/dev/null)
+  times+=("$(echo "$(now) - $start" | bc)")
 done
+run=$(median "${times[@]}")
+printf '8x8 network simulated: %d cycles in %.2f s (median of 3): %.0f cycles/s\n' \
+  "$cycles" "$run" "$(echo "$cycles / $run" | bc -l)"

@@ -844,6 +844,16 @@ fn a_simulation_replays_cycle_for_cycle_on_the_network_verilog() {
         ok && said.contains("Verilator and the simulator agree"),
         "{said}"
     );
+    // The router was built once, as a hierarchical block (replay.vlt):
+    // its model has a directory of its own beside the testbench's.
+    let blocks = std::fs::read_dir(dir.join("build/verilator"))
+        .unwrap()
+        .filter(|e| {
+            let e = e.as_ref().unwrap();
+            e.path().is_dir() && e.file_name().to_string_lossy().starts_with("Vrouter_")
+        })
+        .count();
+    assert_eq!(blocks, 1, "one hierarchical block, the router");
     let (ok, said) = make(&dir, &[]);
     assert!(
         ok && said.contains("Icarus Verilog and the simulator agree"),
