@@ -838,7 +838,18 @@ fn a_simulation_replays_cycle_for_cycle_on_the_network_verilog() {
             .count()
             > 100
     );
-    // Verilator first: its build directory must not need Icarus's.
+    // Verilator first: its build directory must not need Icarus's. Its
+    // hierarchical build needs 5.048 (Debian's 5.006 cannot build it).
+    let v = &routergen::flows::verilator::installation().unwrap().version;
+    let release = v
+        .split_whitespace()
+        .nth(1)
+        .and_then(|r| r.split_once('.'))
+        .and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)));
+    if release < Some((5, 48)) && !skip_test(&format!("the replay needs Verilator 5.048, not {v}"))
+    {
+        return;
+    }
     let (ok, said) = make(&dir, &["verilator"]);
     assert!(
         ok && said.contains("Verilator and the simulator agree"),

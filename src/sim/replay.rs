@@ -11,13 +11,13 @@
 //! the VC (VB bits) and the data (W), as the testbench's `%h` prints it. A
 //! stimulus line is `rst` and then the same chunks, node 0 last, as words
 //! of their own: `$readmemh` reads each word into one element of the
-//! testbench's memory, and its time grows with the square of a word's
-//! width (one word per line made an 8x8 network's replay spend a sixth of
-//! its run reading). In
-//! a stimulus chunk the credits are those returned to the router's local
-//! output (`local_out_credit`) and the flit is the one injected; in a
-//! response chunk the credits are the router's for its local input
-//! (`local_in_credit`) and the flit the one ejected, its head, tail, VC and
+//! testbench's memory, and Verilator's takes time growing with the square
+//! of a word's width (one word per line made an 8x8 network's replay spend
+//! a sixth of its run reading). In a stimulus chunk the credits are those
+//! returned to the router's local output (`local_out_credit`) and the flit
+//! is the one injected; in a response chunk the credits are the router's
+//! for its local input (`local_in_credit`) and the flit the one ejected,
+//! its head, tail, VC and
 //! data 0 when it is not valid (they mean nothing then).
 
 use super::network::{Flit, Outputs};
