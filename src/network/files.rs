@@ -72,6 +72,10 @@ pub fn render(spec: &RouterSpec, params: &NetworkParams) -> Result<Files> {
             render(TEST, "cocotb testbench")?,
         ));
         files.push((PathBuf::from("tb/run.py"), render(RUN, "cocotb runner")?));
+        files.push((
+            PathBuf::from("tb/network.vlt"),
+            render(super::HIER_CONFIG, "Verilator configuration")?,
+        ));
     }
     // Generic and iCE40: no ECP5 script, its flow is the FPGA design's.
     files.extend(crate::emit::synth_scripts(&top, &["generic", "ice40"])?);

@@ -126,6 +126,11 @@ pub fn check(spec: &RouterSpec, params: &NetworkParams) -> Result<()> {
 
 const TEMPLATE: &str = include_str!("../../templates/network/network.v.tera");
 
+/// The Verilator configuration of a network's simulations (the cocotb
+/// testbench's, the replay's): the router a hierarchical block, Verilated
+/// once for every node. Its context names the router (`router`).
+const HIER_CONFIG: &str = include_str!("../../templates/network/hier.vlt.tera");
+
 /// The network's Verilog: the router's modules, then the network top
 /// module [`top_name`] and its link module, then (AXI4-Stream endpoints)
 /// the network interface's modules ([`ni::verilog`]).

@@ -15,7 +15,6 @@ use crate::spec::RouterSpec;
 
 const TESTBENCH: &str = include_str!("../../templates/network/replay_tb.v.tera");
 const MAKEFILE: &str = include_str!("../../templates/network/replay.mk.tera");
-const VERILATOR_CONFIG: &str = include_str!("../../templates/network/replay.vlt.tera");
 
 /// Why a replay of `spec` cannot be written to `dir`, if it cannot: checked
 /// before the simulation runs.
@@ -64,8 +63,8 @@ pub fn files(spec: &RouterSpec, cycles: u64, stimulus: &str, expected: &str) -> 
             render(MAKEFILE, "replay Makefile")?,
         ),
         (
-            PathBuf::from("replay.vlt"),
-            render(VERILATOR_CONFIG, "replay Verilator configuration")?,
+            PathBuf::from("network.vlt"),
+            render(super::HIER_CONFIG, "Verilator configuration")?,
         ),
         (PathBuf::from("stimulus.hex"), stimulus.to_string()),
         (PathBuf::from("expected.hex"), expected.to_string()),
