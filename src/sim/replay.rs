@@ -17,8 +17,8 @@
 //! returned to the router's local output (`local_out_credit`) and the flit
 //! is the one injected; in a response chunk the credits are the router's
 //! for its local input (`local_in_credit`) and the flit the one ejected,
-//! its head, tail, VC and
-//! data 0 when it is not valid (they mean nothing then).
+//! its head, tail, VC and data 0 when it is not valid (they mean nothing
+//! then).
 
 use super::network::{Flit, Outputs};
 
