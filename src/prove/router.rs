@@ -416,6 +416,15 @@ pub(crate) fn harness_head(spec: &RouterSpec, top: &str) -> Result<String> {
 /// destination and every input a head can arrive by (their union: the
 /// harness sees the outputs only); `None` for other networks.
 pub fn routing_table(spec: &RouterSpec) -> Result<Option<Vec<BTreeMap<u64, u64>>>> {
+    routing_table_dense_up_to(spec, 1 << 20)
+}
+
+/// [`routing_table`], built in a dense array per port where the keys are
+/// at most `dense` (the test compares both ways).
+fn routing_table_dense_up_to(
+    spec: &RouterSpec,
+    dense: usize,
+) -> Result<Option<Vec<BTreeMap<u64, u64>>>> {
     use crate::algo::{Dir, Port};
     if spec.topology != Topology::Mesh || spec.addressing != Addressing::Relative || spec.lookahead
     {
@@ -426,32 +435,43 @@ pub fn routing_table(spec: &RouterSpec) -> Result<Option<Vec<BTreeMap<u64, u64>>
     let net = &rel.net;
     let f = field_bits(spec);
     let field_mask = (1u64 << f) - 1;
+    let ports = net.port_count();
+    // Keys are dense where they are few (every mesh up to the node limit
+    // but the many-dimensional ones): one slot per port and key.
+    let keys = 1usize
+        .checked_shl(f * net.n() as u32)
+        .filter(|&k| k <= dense);
     // Nodes in parallel chunks, each table merged by union.
-    let tables: Vec<Vec<BTreeMap<u64, u64>>> = (0..net.nodes())
+    let tables: Vec<PortTables> = (0..net.nodes())
         .into_par_iter()
         .fold(
-            || vec![BTreeMap::new(); net.port_count()],
+            || PortTables::new(ports, keys),
             |mut table, node| {
                 let mut hops = Vec::new();
                 let ins = crate::interface::deciding_inputs(&rel, node);
+                let here = net.coords(node);
                 for dest in 0..net.nodes() {
+                    // The offset that remains before the hop, per
+                    // dimension.
+                    let left: Vec<i64> = (0..net.n())
+                        .map(|d| i64::from(net.coord(dest, d)) - i64::from(here[d]))
+                        .collect();
                     for &input in &ins {
                         hops.clear();
                         rel.route(node, input, dest, &mut hops);
                         for h in &hops {
                             // The offset that remains after this hop, per
                             // dimension, in the field's two's complement.
-                            let key = (0..net.n()).fold(0u64, |acc, d| {
-                                let mut left =
-                                    i64::from(net.coord(dest, d)) - i64::from(net.coord(node, d));
+                            let key = left.iter().enumerate().fold(0u64, |acc, (d, &l)| {
+                                let mut l = l;
                                 if let Port::Link { dim, dir } = h.port {
                                     if dim as usize == d {
-                                        left += if dir == Dir::Plus { -1 } else { 1 };
+                                        l += if dir == Dir::Plus { -1 } else { 1 };
                                     }
                                 }
-                                acc | ((left as u64) & field_mask) << (d as u32 * f)
+                                acc | ((l as u64) & field_mask) << (d as u32 * f)
                             });
-                            *table[net.port_index(h.port)].entry(key).or_insert(0) |= 1u64 << h.vc;
+                            table.permit(net.port_index(h.port), key, h.vc);
                         }
                     }
                 }
@@ -459,15 +479,55 @@ pub fn routing_table(spec: &RouterSpec) -> Result<Option<Vec<BTreeMap<u64, u64>>
             },
         )
         .collect();
-    let mut table = vec![BTreeMap::new(); net.port_count()];
+    let mut table = vec![BTreeMap::new(); ports];
     for part in tables {
-        for (port, rows) in part.into_iter().enumerate() {
-            for (key, vcs) in rows {
-                *table[port].entry(key).or_insert(0) |= vcs;
+        part.union_into(&mut table);
+    }
+    Ok(Some(table))
+}
+
+/// [`routing_table`] while it is built: per output port, the VCs (bit v)
+/// each key is permitted, in a dense array where keys are few.
+enum PortTables {
+    Dense { keys: usize, vcs: Vec<u64> },
+    Sparse(Vec<BTreeMap<u64, u64>>),
+}
+
+impl PortTables {
+    fn new(ports: usize, keys: Option<usize>) -> Self {
+        match keys {
+            Some(keys) => PortTables::Dense {
+                keys,
+                vcs: vec![0; ports * keys],
+            },
+            None => PortTables::Sparse(vec![BTreeMap::new(); ports]),
+        }
+    }
+
+    fn permit(&mut self, port: usize, key: u64, vc: u8) {
+        match self {
+            PortTables::Dense { keys, vcs } => vcs[port * *keys + key as usize] |= 1 << vc,
+            PortTables::Sparse(t) => *t[port].entry(key).or_insert(0) |= 1 << vc,
+        }
+    }
+
+    /// OR-s this table into `table`.
+    fn union_into(self, table: &mut [BTreeMap<u64, u64>]) {
+        match self {
+            PortTables::Dense { keys, vcs } => {
+                for (i, &v) in vcs.iter().enumerate().filter(|(_, &v)| v != 0) {
+                    *table[i / keys].entry((i % keys) as u64).or_insert(0) |= v;
+                }
+            }
+            PortTables::Sparse(t) => {
+                for (port, rows) in t.into_iter().enumerate() {
+                    for (key, v) in rows {
+                        *table[port].entry(key).or_insert(0) |= v;
+                    }
+                }
             }
         }
     }
-    Ok(Some(table))
 }
 
 /// Bits to number `n` things.
@@ -612,6 +672,32 @@ pub(crate) mod tests {
         .resolve()
         .unwrap()
         .spec
+    }
+
+    /// The routing table is the same built densely or in maps, where the
+    /// relation reads the input (west-first) and where it does not
+    /// (planar-adaptive in three dimensions).
+    #[test]
+    fn routing_table_dense_is_sparse() {
+        for (algorithm, dims) in [
+            (crate::spec::Algorithm::WestFirst, 2),
+            (crate::spec::Algorithm::PlanarAdaptive, 3),
+        ] {
+            let spec = crate::spec::SpecInput {
+                algorithm: Some(algorithm),
+                dims: Some(dims),
+                vcs: Some(3),
+                flit_width: Some(32),
+                ..crate::spec::SpecInput::default()
+            }
+            .resolve()
+            .unwrap()
+            .spec;
+            let dense = routing_table(&spec).unwrap().unwrap();
+            let sparse = routing_table_dense_up_to(&spec, 0).unwrap().unwrap();
+            assert_eq!(dense, sparse, "{algorithm:?}");
+            assert!(dense.iter().map(BTreeMap::len).sum::<usize>() > 20);
+        }
     }
 
     /// Whether `path` (`in_p[4].vc[1].buffer.queue.count`,

@@ -423,9 +423,20 @@ fn compile_with(rel: &Relation, shape: DecoderShape) -> Result<CompiledTable> {
 /// first-dimension class and its second-dimension classes only where the
 /// planes use them (Chien §5.2).
 pub fn reach(rel: &Relation) -> (Vec<u64>, Vec<u64>) {
+    let (reach, mut arrive) = if rel.reads_input() {
+        reach_per_node(rel)
+    } else {
+        reach_per_destination(rel)
+    };
+    arrive[0] = (1u64 << rel.vcs) - 1;
+    (reach, arrive)
+}
+
+/// [`reach`] without `arrive[0]`: per node, in parallel, the relation
+/// asked again at the far end of each hop with the input it arrives on.
+fn reach_per_node(rel: &Relation) -> (Vec<u64>, Vec<u64>) {
     let net = &rel.net;
-    // Per node, in parallel; the bit sets are OR-ed together.
-    let (reach, mut arrive) = (0..net.nodes())
+    (0..net.nodes())
         .into_par_iter()
         .fold(
             || (vec![0u64; net.port_count()], vec![0u64; net.port_count()]),
@@ -453,18 +464,66 @@ pub fn reach(rel: &Relation) -> (Vec<u64>, Vec<u64>) {
         )
         .reduce(
             || (vec![0u64; net.port_count()], vec![0u64; net.port_count()]),
-            |(mut r, mut a), (r2, a2)| {
-                for (x, y) in r.iter_mut().zip(r2) {
-                    *x |= y;
+            or_each,
+        )
+}
+
+/// Two pairs of bit sets OR-ed together, set by set.
+fn or_each(
+    (mut r, mut a): (Vec<u64>, Vec<u64>),
+    (r2, a2): (Vec<u64>, Vec<u64>),
+) -> (Vec<u64>, Vec<u64>) {
+    for (x, y) in r.iter_mut().zip(r2) {
+        *x |= y;
+    }
+    for (x, y) in a.iter_mut().zip(a2) {
+        *x |= y;
+    }
+    (r, a)
+}
+
+/// [`reach`] without `arrive[0]`, for a relation that does not read the
+/// input: its answer at the far end of a hop is the one for a packet
+/// injected there, so per destination (in parallel) the relation is asked
+/// once at every node instead of once more per hop.
+fn reach_per_destination(rel: &Relation) -> (Vec<u64>, Vec<u64>) {
+    let net = &rel.net;
+    let ports = net.port_count();
+    (0..net.nodes())
+        .into_par_iter()
+        .fold(
+            || (vec![0u64; ports], vec![0u64; ports]),
+            |(mut reach, mut arrive), dest| {
+                let mut buf = Vec::new();
+                // Every node's hops towards dest, and their output ports.
+                let mut hops = Vec::new();
+                let mut start = Vec::with_capacity(net.nodes() as usize + 1);
+                let mut leaves = Vec::with_capacity(net.nodes() as usize);
+                for node in 0..net.nodes() {
+                    rel.route(node, Input::INJECTED, dest, &mut buf);
+                    start.push(hops.len());
+                    leaves.push(
+                        buf.iter()
+                            .fold(0u64, |m, h| m | 1 << net.port_index(h.port)),
+                    );
+                    hops.extend_from_slice(&buf);
                 }
-                for (x, y) in a.iter_mut().zip(a2) {
-                    *x |= y;
+                start.push(hops.len());
+                for node in 0..net.nodes() {
+                    reach[0] |= leaves[node as usize];
+                    for h in &hops[start[node as usize]..start[node as usize + 1]] {
+                        let Some(there) = net.neighbour(node, h.port) else {
+                            continue;
+                        };
+                        let q = net.port_index(entry_port(h.port));
+                        arrive[q] |= 1 << h.vc;
+                        reach[q] |= leaves[there as usize];
+                    }
                 }
-                (r, a)
+                (reach, arrive)
             },
-        );
-    arrive[0] = (1u64 << rel.vcs) - 1;
-    (reach, arrive)
+        )
+        .reduce(|| (vec![0u64; ports], vec![0u64; ports]), or_each)
 }
 
 /// Which table a router holds (LAPSES §5, Table 5).
@@ -1022,12 +1081,48 @@ pub fn meta(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::names::Named;
     use crate::spec::{Algorithm, Topology};
 
     fn table(algo: Algorithm, topology: Topology, n: u32, k: u32, v: u32) -> CompiledTable {
         let net = Network::new(topology, n, k).unwrap();
         let rel = Relation::new(algo, net, v).unwrap();
         compile(&rel, Addressing::Relative).unwrap()
+    }
+
+    /// The per-destination shortcut of [`reach`] gives what asking again at
+    /// the far end of every hop gives, for every relation that does not
+    /// read the input, on 2-D and 3-D networks at the fewest VCs and one
+    /// more.
+    #[test]
+    fn reach_per_destination_is_reach_per_node() {
+        let mut checked = 0;
+        for algo in Algorithm::all() {
+            for topology in Topology::all() {
+                for n in [2, 3] {
+                    if algo.supports(topology, n).is_err() {
+                        continue;
+                    }
+                    let k = if topology == Topology::Hypercube {
+                        2
+                    } else {
+                        4
+                    };
+                    let min = algo.min_vcs(topology, n);
+                    for v in [min, min + 1] {
+                        let net = Network::new(topology, n, k).unwrap();
+                        let rel = Relation::new(algo, net, v).unwrap();
+                        if rel.reads_input() {
+                            continue;
+                        }
+                        let what = format!("{algo:?} {topology:?} n={n} v={v}");
+                        assert_eq!(reach_per_destination(&rel), reach_per_node(&rel), "{what}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked >= 20, "only {checked} relations checked");
     }
 
     /// Key of per-dimension codes, dimension 0 first.
