@@ -327,9 +327,16 @@ pub struct SimArgs {
     #[arg(long, value_name = "CYCLES", default_value_t = 200_000)]
     pub drain: u64,
 
-    /// Seed of the traffic.
+    /// Seed of the traffic (of the first replication).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+
+    /// Replications: runs per algorithm and load, with seeds SEED, SEED+1,
+    /// ...; each point is then printed as the mean and its 95% confidence
+    /// interval (Student's t over the runs).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::limits::MAX_SEEDS)))]
+    pub seeds: u32,
 
     /// Deadlock watchdog: cycles with flits in the network and none moving.
     #[arg(long, value_name = "CYCLES", default_value_t = 1000)]

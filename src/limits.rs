@@ -88,6 +88,10 @@ pub const MAX_COST_MODEL_DIMS: u32 = 32;
 /// Largest number of virtual channels `routergen model` takes.
 pub const MAX_COST_MODEL_VCS: u32 = 64;
 
+/// Most replications of one point `routergen sim` runs (`--seeds`): the
+/// netlist engine holds them side by side in one pass.
+pub const MAX_SEEDS: u32 = 100;
+
 /// Largest number of dimensions `topology` takes.
 pub fn max_dims(topology: Topology) -> u32 {
     match topology {

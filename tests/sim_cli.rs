@@ -20,6 +20,13 @@ fn bad_sim_input_exits_2_naming_the_value() {
         ),
         (vec!["sim", "--fmax-mhz", "0"], "--fmax-mhz"),
         (vec!["sim", "--measure", "0"], "--measure"),
+        (vec!["sim", "--seeds", "0"], "'0'"),
+        (vec!["sim", "--seeds", "101"], "1..=100"),
+        (
+            vec!["sim", "--seeds", "3", "--sweep"],
+            "--seeds 3 with --sweep",
+        ),
+        (vec!["sim", "--seeds", "2", "--trace", "t.csv"], "one seed"),
     ] {
         let o = routergen(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
@@ -75,6 +82,66 @@ fn short_run_writes_table_csv_svg_and_trace() {
     }
     assert!(rows > 100, "{rows} flits");
     assert!(next.values().all(|&n| (2..=5).contains(&n)));
+}
+
+/// `--seeds 3`: three runs per load with seeds 4, 5, 6 in the CSV, and
+/// the printed mean and 95% interval are those of the three runs' mean
+/// latencies, recomputed here from the CSV (t(0.975, 2) = 4.303 from the
+/// printed table of Student's t).
+#[test]
+fn seeds_replicate_each_point_with_a_confidence_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("r.csv");
+    let o = routergen(&[
+        "sim",
+        "--engine",
+        "rust",
+        "--radix",
+        "3",
+        "--warmup",
+        "50",
+        "--measure",
+        "300",
+        "--load",
+        "0.3",
+        "--seed",
+        "4",
+        "--seeds",
+        "3",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("3 replications (seeds 4 to 6)"), "{out}");
+    let c = std::fs::read_to_string(&csv).unwrap();
+    let header: Vec<&str> = c.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let rows: Vec<Vec<&str>> = c.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let seeds: Vec<&str> = rows.iter().map(|r| r[col("seed")]).collect();
+    assert_eq!(seeds, ["4", "5", "6"]);
+    let lat: Vec<f64> = rows
+        .iter()
+        .map(|r| r[col("mean_latency_cycles")].parse().unwrap())
+        .collect();
+    assert!(
+        lat[0] != lat[1] || lat[1] != lat[2],
+        "{lat:?}: seeds change nothing"
+    );
+    let mean = lat.iter().sum::<f64>() / 3.0;
+    let sd = (lat.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+    let half = 4.303 * sd / 3f64.sqrt();
+    let line = out
+        .lines()
+        .skip_while(|l| !l.contains("replications"))
+        .find(|l| l.starts_with("dor "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let (m, h): (f64, f64) = (words[3].parse().unwrap(), words[5].parse().unwrap());
+    assert_eq!(words[4], "±", "{line}");
+    // The CSV's latencies carry two decimals.
+    assert!((m - mean).abs() < 0.01, "{line}: mean {mean}");
+    assert!((h - half).abs() < 0.05, "{line}: half-width {half}");
 }
 
 /// `routergen bench` on a small mesh: the cycles it ran, and the routers

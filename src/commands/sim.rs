@@ -77,17 +77,24 @@ fn check(args: &SimArgs) -> Result<Setup> {
     } else {
         args.algos.clone()
     };
-    let single = algos.len() == 1 && args.load.len() == 1 && !args.sweep;
+    let single = algos.len() == 1 && args.load.len() == 1 && !args.sweep && args.seeds == 1;
+    if args.sweep && args.seeds > 1 {
+        return Err(Error::InvalidSpec(format!(
+            "--seeds {} with --sweep: the sweep finds one saturation load per run; give the \
+             loads to replicate with --load instead",
+            args.seeds
+        )));
+    }
     if args.trace.is_some() && !single {
         return Err(Error::InvalidSpec(
-            "--trace needs one algorithm and one --load (no --sweep)".into(),
+            "--trace needs one algorithm, one --load and one seed (no --sweep, no --seeds)".into(),
         ));
     }
     let waving = !args.waves.is_empty();
     for (asked, flag) in [(waving, "--waves"), (args.replay.is_some(), "--replay")] {
         if asked && !single {
             return Err(Error::InvalidSpec(format!(
-                "{flag} needs one algorithm and one --load (no --sweep)"
+                "{flag} needs one algorithm, one --load and one seed (no --sweep, no --seeds)"
             )));
         }
     }
@@ -176,13 +183,9 @@ fn check(args: &SimArgs) -> Result<Setup> {
 fn run_jobs(args: &SimArgs, setup: &Setup) -> Result<Results> {
     let mut tasks = Vec::new();
     for (algorithm, cfg) in &setup.configs {
-        for &load in &args.load {
-            let cfg = SimConfig {
-                load,
-                ..cfg.clone()
-            };
+        for cfg in points(cfg, args) {
             tasks.push((
-                format!("sim: {algorithm}, load {load}"),
+                format!("sim: {algorithm}, load {}, seed {}", cfg.load, cfg.seed),
                 Task::Simulate(Point::new(&cfg, setup.engine)?),
             ));
         }
@@ -211,6 +214,20 @@ fn run_jobs(args: &SimArgs, setup: &Setup) -> Result<Results> {
         }
     }
     Ok(results)
+}
+
+/// The runs of `cfg` the arguments ask for: per load, one per seed.
+fn points(cfg: &SimConfig, args: &SimArgs) -> Vec<SimConfig> {
+    args.load
+        .iter()
+        .flat_map(|&load| {
+            (0..u64::from(args.seeds)).map(move |i| SimConfig {
+                load,
+                seed: args.seed.wrapping_add(i),
+                ..cfg.clone()
+            })
+        })
+        .collect()
 }
 
 /// Every run in this process, with a progress bar; a first Ctrl-C
@@ -263,9 +280,10 @@ fn run_here(args: &SimArgs, setup: &Setup, stop: &AtomicBool) -> Result<Results>
             out.rows.push(run.stats);
             out.trace = run.trace;
         } else {
-            // Every load in one pass where the engine holds several networks.
+            // Every load and seed in one pass where the engine holds
+            // several networks.
             bar.set_message(format!("{algorithm}"));
-            let runs = crate::sim::run_loads(cfg, &args.load, engine_kind, &ctl, &mut |r| {
+            let runs = crate::sim::run_configs(&points(cfg, args), engine_kind, &ctl, &mut |r| {
                 on_row(&r.stats)
             })?;
             for run in runs {
@@ -352,6 +370,16 @@ fn run_recorded(
 fn report(args: &SimArgs, setup: &Setup, r: &Results) -> Result<()> {
     let rows = &r.rows;
     print!("{}", stats::table(rows));
+    if args.seeds > 1 {
+        println!(
+            "\nper point, {} replications (seeds {} to {}): mean and 95% confidence interval \
+             (Student's t over the replications' means)",
+            args.seeds,
+            args.seed,
+            args.seed.wrapping_add(u64::from(args.seeds) - 1)
+        );
+        print!("{}", stats::replication_table(&stats::replicate(rows)));
+    }
     if let Some(r) = rows.first() {
         println!(
             "cycle time {:.2} ns ({}); loads are fractions of the bisection-limited rate",

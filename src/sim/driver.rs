@@ -310,6 +310,7 @@ impl<'c> Driver<'c> {
                 cycles: self.t,
                 complete: !stopped,
                 cycle_ns: Some(cfg.cycle_time_ns()),
+                seed: cfg.seed,
             },
             trace: self.trace,
         }

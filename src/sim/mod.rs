@@ -403,6 +403,19 @@ pub fn run_loads(
             ..cfg.clone()
         })
         .collect();
+    run_configs(&cfgs, kind, ctl, on_run)
+}
+
+/// Runs each of `cfgs` (one network, loads and seeds of their own) on
+/// `kind`: all in one pass where the engine allows ([`copies_per_pass`]),
+/// else one after the other, each on a new engine. `on_run` sees each run
+/// as it is done (in the order of `cfgs`).
+pub fn run_configs(
+    cfgs: &[SimConfig],
+    kind: EngineKind,
+    ctl: &Control,
+    on_run: &mut dyn FnMut(&Run),
+) -> Result<Vec<Run>> {
     let mut runs = Vec::new();
     for batch in cfgs.chunks(copies_per_pass(kind, cfgs.len())) {
         let mut e = build_copies(&batch[0], kind, batch.len())?;

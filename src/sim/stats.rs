@@ -28,6 +28,9 @@ pub struct Stats {
     pub complete: bool,
     /// Cycle time in ns (Chien's model), if known.
     pub cycle_ns: Option<f64>,
+    /// The seed of the run's traffic.
+    #[serde(default)]
+    pub seed: u64,
 }
 
 impl Stats {
@@ -76,7 +79,7 @@ fn opt(x: Option<f64>, digits: usize) -> String {
 /// Header line of the CSV results (`routergen sim --csv`), one column per
 /// field of [`Stats::csv_row`]; latencies in cycles and ns.
 pub const CSV_HEADER: &str =
-    "algorithm,load,offered_flits_per_node_cycle,accepted_flits_per_node_cycle,\
+    "algorithm,load,seed,offered_flits_per_node_cycle,accepted_flits_per_node_cycle,\
 packets_measured,packets_delivered,mean_latency_cycles,p99_latency_cycles,mean_latency_ns,\
 p99_latency_ns,mean_channel_utilization,max_channel_utilization,cycles,complete";
 
@@ -86,9 +89,10 @@ impl Stats {
     pub fn csv_row(&self) -> String {
         let ns = |c: Option<f64>| opt(c.zip(self.cycle_ns).map(|(c, t)| c * t), 2);
         format!(
-            "{},{:.3},{:.4},{:.4},{},{},{},{},{},{},{:.4},{:.4},{},{}",
+            "{},{:.3},{},{:.4},{:.4},{},{},{},{},{},{},{:.4},{:.4},{},{}",
             self.algorithm,
             self.load,
+            self.seed,
             self.offered,
             self.accepted,
             self.measured_packets,
@@ -110,9 +114,10 @@ pub fn table(rows: &[Stats]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<16} {:>5} {:>8} {:>8} {:>9} {:>7} {:>9} {:>9} {:>6} {:>6}",
+        "{:<16} {:>5} {:>5} {:>8} {:>8} {:>9} {:>7} {:>9} {:>9} {:>6} {:>6}",
         "algorithm",
         "load",
+        "seed",
         "offered",
         "accepted",
         "latency",
@@ -126,9 +131,10 @@ pub fn table(rows: &[Stats]) -> String {
         let ns = |c: Option<f64>| opt(c.zip(r.cycle_ns).map(|(c, t)| c * t), 1);
         let _ = writeln!(
             s,
-            "{:<16} {:>5.2} {:>8.4} {:>8.4} {:>9} {:>7} {:>9} {:>9} {:>6.3} {:>6.3}{}",
+            "{:<16} {:>5.2} {:>5} {:>8.4} {:>8.4} {:>9} {:>7} {:>9} {:>9} {:>6.3} {:>6.3}{}",
             r.algorithm,
             r.load,
+            r.seed,
             r.offered,
             r.accepted,
             opt(r.mean_latency(), 1),
@@ -138,6 +144,135 @@ pub fn table(rows: &[Stats]) -> String {
             r.mean_utilization(),
             r.max_utilization(),
             if r.complete { "" } else { "  (incomplete)" }
+        );
+    }
+    s
+}
+
+/// A mean over replications and its 95% confidence interval: Student's
+/// t over the replications' own values (each replication one independent
+/// run with its own seed, so the values are independent and the interval
+/// needs no batching).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval {
+    /// The mean of the values.
+    pub mean: f64,
+    /// Half the width of the 95% interval; `None` with one value.
+    pub half: Option<f64>,
+}
+
+impl Interval {
+    /// The mean of `xs` and its 95% interval, t(0.975, n - 1) s / sqrt(n);
+    /// `None` without values.
+    pub fn of(xs: &[f64]) -> Option<Interval> {
+        let n = xs.len();
+        if n == 0 {
+            return None;
+        }
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let half = (n > 1).then(|| {
+            let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            t_975(n - 1) * (var / n as f64).sqrt()
+        });
+        Some(Interval { mean, half })
+    }
+
+    /// `mean ± half` with `digits` decimals (`mean` alone with one value).
+    pub fn text(&self, digits: usize) -> String {
+        match self.half {
+            Some(h) => format!("{:.digits$} ± {h:.digits$}", self.mean),
+            None => format!("{:.digits$}", self.mean),
+        }
+    }
+}
+
+/// The 0.975 quantile of Student's t with `df` degrees of freedom.
+pub fn t_975(df: usize) -> f64 {
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    StudentsT::new(0.0, 1.0, df as f64)
+        .expect("a t distribution of at least one degree of freedom")
+        .inverse_cdf(0.975)
+}
+
+/// The replications of one point: one algorithm at one load, a run per
+/// seed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replicated {
+    /// The routing algorithm's name.
+    pub algorithm: String,
+    /// Offered load, as a fraction of the bisection-limited rate.
+    pub load: f64,
+    /// The seeds of the runs.
+    pub seeds: Vec<u64>,
+    /// Mean latency in cycles over the replications (each replication's
+    /// mean latency one value); `None` where a run delivered no packet.
+    pub latency: Option<Interval>,
+    /// Accepted flits per node per cycle.
+    pub accepted: Interval,
+    /// Offered flits per node per cycle.
+    pub offered: Interval,
+    /// Packets created in the measurement phases, all replications.
+    pub packets: usize,
+    /// Whether every run went to its end.
+    pub complete: bool,
+    /// Cycle time in ns, if known.
+    pub cycle_ns: Option<f64>,
+}
+
+/// The runs `rows` grouped by algorithm and load (in the order each first
+/// appears), one [`Replicated`] per point.
+pub fn replicate(rows: &[Stats]) -> Vec<Replicated> {
+    let mut points: Vec<Vec<&Stats>> = Vec::new();
+    for r in rows {
+        match points
+            .iter_mut()
+            .find(|p| p[0].algorithm == r.algorithm && p[0].load == r.load)
+        {
+            Some(p) => p.push(r),
+            None => points.push(vec![r]),
+        }
+    }
+    points
+        .into_iter()
+        .map(|runs| {
+            let each =
+                |f: &dyn Fn(&Stats) -> f64| -> Vec<f64> { runs.iter().map(|r| f(r)).collect() };
+            let latencies: Option<Vec<f64>> = runs.iter().map(|r| r.mean_latency()).collect();
+            Replicated {
+                algorithm: runs[0].algorithm.clone(),
+                load: runs[0].load,
+                seeds: runs.iter().map(|r| r.seed).collect(),
+                latency: latencies.and_then(|l| Interval::of(&l)),
+                accepted: Interval::of(&each(&|r| r.accepted)).expect("a run per point"),
+                offered: Interval::of(&each(&|r| r.offered)).expect("a run per point"),
+                packets: runs.iter().map(|r| r.measured_packets).sum(),
+                complete: runs.iter().all(|r| r.complete),
+                cycle_ns: runs[0].cycle_ns,
+            }
+        })
+        .collect()
+}
+
+/// The replicated points as a text table: means and 95% intervals.
+pub fn replication_table(points: &[Replicated]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<16} {:>5} {:>5} {:>16} {:>18} {:>18} {:>8}",
+        "algorithm", "load", "runs", "latency", "accepted", "offered", "packets"
+    );
+    for p in points {
+        let _ = writeln!(
+            s,
+            "{:<16} {:>5.2} {:>5} {:>16} {:>18} {:>18} {:>8}{}",
+            p.algorithm,
+            p.load,
+            p.seeds.len(),
+            p.latency.map_or("-".into(), |l| l.text(2)),
+            p.accepted.text(4),
+            p.offered.text(4),
+            p.packets,
+            if p.complete { "" } else { "  (incomplete)" }
         );
     }
     s
@@ -155,5 +290,65 @@ mod tests {
         assert_eq!(percentile(&[], 0.99), None);
         let ys: Vec<u64> = (1..=1000).rev().collect();
         assert_eq!(percentile(&ys, 0.99), Some(990));
+    }
+
+    /// Against the printed table of Student's t (0.975 quantile).
+    #[test]
+    fn t_quantiles_are_the_tables() {
+        for (df, t) in [
+            (1, 12.706),
+            (2, 4.303),
+            (4, 2.776),
+            (9, 2.262),
+            (29, 2.045),
+            (120, 1.980),
+        ] {
+            assert!((t_975(df) - t).abs() < 5e-4, "df {df}: {}", t_975(df));
+        }
+    }
+
+    /// Five values 10, 12, 11, 13, 9: mean 11, s^2 = 2.5, half-width
+    /// 2.776 sqrt(2.5 / 5) = 1.963 (worked by hand).
+    #[test]
+    fn interval_of_five_values() {
+        let i = Interval::of(&[10.0, 12.0, 11.0, 13.0, 9.0]).unwrap();
+        assert!((i.mean - 11.0).abs() < 1e-12);
+        assert!((i.half.unwrap() - 1.963).abs() < 1e-3, "{i:?}");
+        assert_eq!(Interval::of(&[4.0]).unwrap().half, None);
+        assert_eq!(Interval::of(&[]), None);
+        assert_eq!(i.text(1), "11.0 ± 2.0");
+    }
+
+    /// Runs group by algorithm and load, whatever order they come in.
+    #[test]
+    fn replications_group_by_point() {
+        let run = |a: &str, load: f64, seed: u64, lat: u64| Stats {
+            algorithm: a.into(),
+            load,
+            seed,
+            latencies: vec![lat, lat + 2],
+            measured_packets: 2,
+            accepted: 0.1,
+            offered: 0.1,
+            complete: true,
+            ..Stats::default()
+        };
+        let rows = [
+            run("dor", 0.1, 1, 10),
+            run("dor", 0.2, 1, 20),
+            run("dor", 0.1, 2, 12),
+            run("duato", 0.1, 1, 30),
+        ];
+        let points = replicate(&rows);
+        assert_eq!(points.len(), 3);
+        assert_eq!(points[0].seeds, [1, 2]);
+        assert_eq!(points[0].packets, 4);
+        // Means 11 and 13: mean 12, s = sqrt(2), t(1) 12.706 sqrt(2 / 2).
+        let l = points[0].latency.unwrap();
+        assert!((l.mean - 12.0).abs() < 1e-12);
+        assert!((l.half.unwrap() - 12.706).abs() < 1e-3, "{l:?}");
+        assert_eq!(points[2].algorithm, "duato");
+        assert_eq!(points[2].latency.unwrap().half, None);
+        assert!(replication_table(&points).contains("12.00 ± 12.71"));
     }
 }
