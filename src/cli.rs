@@ -1038,6 +1038,13 @@ pub struct StudyArgs {
     #[arg(long, value_parser = named::<EngineKind>())]
     pub engine: Option<EngineKind>,
 
+    /// Replications of each simulated point: seeds 1 to N, each point's
+    /// latency the mean with its 95% confidence interval (Student's t)
+    /// [default: 5; 2 with --quick].
+    #[arg(long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::limits::MAX_SEEDS)))]
+    pub seeds: Option<u32>,
+
     /// Where the study's jobs run.
     #[command(flatten)]
     pub exec: ExecArgs,

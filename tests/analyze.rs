@@ -409,6 +409,36 @@ fn the_quoted_reports_are_what_the_binary_prints() {
     }
 }
 
+/// The quick scale's simulations on the Rust engine through `book`, with
+/// the quick scale's replications.
+fn quick_sim<'a>(book: &'a Book<'a>) -> routergen::study::Sim<'a> {
+    use routergen::study::{seeds, Scale, Sim};
+    Sim {
+        book,
+        engine: routergen::sim::EngineKind::Rust,
+        seeds: seeds(Scale::Quick),
+    }
+}
+
+/// Every measured point of `report` is two replications with an interval,
+/// printed on the page as `mean ± half` and drawn as an error bar.
+fn replicated(report: &routergen::study::Report) {
+    let mut measured = 0;
+    for p in report.points.iter().filter(|p| p.latency.is_some()) {
+        assert_eq!(p.seeds, 2, "{p:?}");
+        assert!(p.packets > 0, "{p:?}");
+        assert!(p.latency_half.is_some_and(|h| h >= 0.0), "{p:?}");
+        measured += 1;
+    }
+    assert!(measured >= 2, "{measured} points measured");
+    assert!(report.markdown.contains(" ± "), "{}", report.markdown);
+    assert!(report.markdown.contains("2 runs, seeds 1 to 2"));
+    assert!(
+        report.figures.iter().any(|f| f.1.contains("<path d=\"M")),
+        "no error bar drawn"
+    );
+}
+
 /// The studies at quick scale: invariants that hold whatever the numbers.
 /// Latency is at least the mean minimal hop count plus the message's flits;
 /// accepted traffic is not above offered, but for the packets created in
@@ -419,22 +449,18 @@ fn the_quoted_reports_are_what_the_binary_prints() {
 /// bidirectional one).
 #[test]
 fn studies_at_quick_scale_keep_their_invariants() {
-    use routergen::sim::EngineKind;
     use routergen::study::{self, Scale};
     let quiet = |_: &str| {};
+    let book = Book::direct(&quiet);
+    let sim = quick_sim(&book);
     for (report, flits) in [
-        (
-            study::quaglia(Scale::Quick, EngineKind::Rust, &Book::direct(&quiet)).unwrap(),
-            vec![12.0],
-        ),
-        (
-            study::dally(Scale::Quick, EngineKind::Rust, &Book::direct(&quiet)).unwrap(),
-            vec![16.0, 32.0],
-        ),
+        (study::quaglia(Scale::Quick, sim).unwrap(), vec![12.0]),
+        (study::dally(Scale::Quick, sim).unwrap(), vec![16.0, 32.0]),
     ] {
         assert!(report.points.len() >= 2);
         assert!(report.markdown.contains("Regenerate: `routergen study"));
         assert!(report.figures[0].1.contains("<polyline"));
+        replicated(&report);
         for p in &report.points {
             let lat = p
                 .latency
@@ -459,6 +485,9 @@ fn study_needs_an_output_directory() {
     let out = routergen(&["study", "quaglia", "--quick"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--out"), "{}", stderr(&out));
+    let out = routergen(&["study", "quaglia", "--quick", "--seeds", "0", "-o", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("'0'"), "{}", stderr(&out));
 }
 
 const LAPSES: &str = "lapses-adaptive-router.txt";
@@ -552,9 +581,10 @@ fn mesh4_bound(label: &str, flits: f64) -> f64 {
 /// Table 3), and every figure drawn.
 #[test]
 fn lapses_study_at_quick_scale_keeps_its_invariants() {
-    use routergen::sim::EngineKind;
     use routergen::study::{lapses, Scale};
-    let r = lapses::lapses(Scale::Quick, EngineKind::Rust, &Book::direct(&|_: &str| {})).unwrap();
+    let book = Book::direct(&|_: &str| {});
+    let r = lapses::lapses(Scale::Quick, quick_sim(&book)).unwrap();
+    replicated(&r);
     assert!(r
         .markdown
         .contains("Regenerate: `routergen study lapses --quick"));
@@ -635,15 +665,10 @@ fn lapses_study_at_quick_scale_keeps_its_invariants() {
 /// tables in ns, a verdict per clock, and no FPGA column.
 #[test]
 fn chien_study_at_quick_scale_keeps_its_invariants() {
-    use routergen::sim::EngineKind;
     use routergen::study::{chien, Scale};
-    let r = chien::chien(
-        Scale::Quick,
-        EngineKind::Rust,
-        None,
-        &Book::direct(&|_: &str| {}),
-    )
-    .unwrap();
+    let book = Book::direct(&|_: &str| {});
+    let r = chien::chien(Scale::Quick, None, quick_sim(&book)).unwrap();
+    replicated(&r);
     assert!(r
         .markdown
         .contains("Regenerate: `routergen study chien --quick"));

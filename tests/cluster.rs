@@ -87,8 +87,10 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
-/// The study the test runs: 2 jobs (two rates on a 4x4 torus).
-const STUDY: [&str; 5] = ["study", "quaglia", "--quick", "--engine", "rust"];
+/// The study the test runs: 2 jobs (two rates on a 4x4 torus, one seed).
+const STUDY: [&str; 7] = [
+    "study", "quaglia", "--quick", "--engine", "rust", "--seeds", "1",
+];
 
 #[test]
 fn a_slurm_study_with_a_task_cancelled_is_resubmitted_and_equals_the_local_one() {

@@ -40,6 +40,8 @@ fn a_planned_study_resumes_from_its_results_and_writes_the_same_page() {
     let study = |out: &str| {
         let o = routergen()
             .args(["study", "quaglia", "--quick", "--engine", "rust", "-j", "2"])
+            // One seed: a job per rate.
+            .args(["--seeds", "1"])
             .arg("--plan")
             .arg(&plan)
             .arg("-o")

@@ -192,6 +192,7 @@ pub fn dally_figures() -> Vec<(String, String)> {
                 line: true,
                 colour: i,
                 marker: None,
+                errors: Vec::new(),
             })
             .collect();
         let plot = Plot {
@@ -216,6 +217,7 @@ pub fn dally_figures() -> Vec<(String, String)> {
                 line: true,
                 colour: i,
                 marker: Some(dally::max_throughput(c, l)),
+                errors: Vec::new(),
             })
             .collect();
         let plot = Plot {
@@ -244,6 +246,7 @@ pub fn dally_figures() -> Vec<(String, String)> {
                     line: true,
                     colour: i,
                     marker: Some(sat),
+                    errors: Vec::new(),
                 }
             })
             .collect();
@@ -329,6 +332,7 @@ pub fn quaglia_figures() -> Vec<(String, String)> {
                 line: true,
                 colour: i,
                 marker: None,
+                errors: Vec::new(),
             })
             .collect(),
     };
@@ -355,6 +359,7 @@ pub fn quaglia_figures() -> Vec<(String, String)> {
                 line: true,
                 colour: i,
                 marker: None,
+                errors: Vec::new(),
             })
             .collect(),
     };

@@ -21,6 +21,9 @@ pub struct Series {
     pub colour: usize,
     /// An x at which to draw a dashed vertical marker (saturation).
     pub marker: Option<f64>,
+    /// Per point (in the order of `points`), half the height of its error
+    /// bar (a confidence interval); empty: no bars.
+    pub errors: Vec<f64>,
 }
 
 /// A plot: title, axis labels and series.
@@ -99,6 +102,21 @@ impl Plot {
             let c = COLOURS[series.colour % COLOURS.len()];
             let mut pts = series.points.clone();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            for (&(a, b), &e) in series.points.iter().zip(&series.errors) {
+                if e > 0.0 && b <= ymax {
+                    let (x0, lo, hi) = (x(a), y((b - e).max(0.0)), y(b + e));
+                    let _ = writeln!(
+                        s,
+                        "<path d=\"M{0:.1},{1:.1}V{2:.1}M{3:.1},{1:.1}H{4:.1}M{3:.1},{2:.1}H{4:.1}\" \
+                         stroke=\"{c}\" stroke-width=\"1\"/>",
+                        x0,
+                        lo,
+                        hi,
+                        x0 - 3.0,
+                        x0 + 3.0
+                    );
+                }
+            }
             if series.line {
                 let path: Vec<String> = pts
                     .iter()
@@ -201,6 +219,7 @@ mod tests {
                     line: true,
                     colour: 0,
                     marker: Some(0.4),
+                    errors: Vec::new(),
                 },
                 Series {
                     name: "sim".into(),
@@ -208,6 +227,7 @@ mod tests {
                     line: false,
                     colour: 0,
                     marker: None,
+                    errors: vec![0.5, 0.0, 0.25],
                 },
             ],
         };
@@ -215,6 +235,8 @@ mod tests {
         assert_eq!(svg.matches("<polyline").count(), 1);
         assert_eq!(svg.matches("<circle").count(), 4); // 3 points + legend
         assert_eq!(svg.matches("stroke-dasharray").count(), 1);
+        // Two error bars (the middle point has none).
+        assert_eq!(svg.matches("<path d=\"M").count(), 2);
         assert!(svg.contains("a &lt; b"));
         assert_eq!(nice(0.34), 0.5);
         assert_eq!(nice(50.0), 50.0);

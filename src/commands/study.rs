@@ -37,12 +37,18 @@ pub fn run(args: &StudyArgs) -> Result<Outcome> {
     } else {
         chien::Synth::Missing
     };
+    let seeds = args.seeds.unwrap_or_else(|| study::seeds(scale));
     let report = |book: &Book| -> Result<Report> {
+        let sim = study::Sim {
+            book,
+            engine,
+            seeds,
+        };
         match args.study {
-            StudyName::Dally => study::dally(scale, engine, book),
-            StudyName::Quaglia => study::quaglia(scale, engine, book),
-            StudyName::Lapses => study::lapses::lapses(scale, engine, book),
-            StudyName::Chien => chien::chien(scale, engine, Some((&cache, synth)), book),
+            StudyName::Dally => study::dally(scale, sim),
+            StudyName::Quaglia => study::quaglia(scale, sim),
+            StudyName::Lapses => study::lapses::lapses(scale, sim),
+            StudyName::Chien => chien::chien(scale, Some((&cache, synth)), sim),
         }
     };
     let planning = Book::plan();

@@ -481,10 +481,30 @@ pub fn did_not_drain(e: &Error) -> bool {
 /// below 95% of offered, latency above three times `base` (the lowest
 /// load's), or the run did not finish.
 pub fn saturated(s: &Stats, base: Option<f64>) -> bool {
-    let lat = s.mean_latency();
-    !s.complete
-        || s.accepted < 0.95 * s.offered
-        || matches!((lat, base), (Some(l), Some(b)) if l > 3.0 * b)
+    past_saturation(s.complete, s.accepted, s.offered, s.mean_latency(), base)
+}
+
+/// [`saturated`] for the replications of a point, on their means.
+pub fn point_saturated(p: &stats::Replicated, base: Option<f64>) -> bool {
+    past_saturation(
+        p.complete,
+        p.accepted.mean,
+        p.offered.mean,
+        p.mean_latency(),
+        base,
+    )
+}
+
+fn past_saturation(
+    complete: bool,
+    accepted: f64,
+    offered: f64,
+    latency: Option<f64>,
+    base: Option<f64>,
+) -> bool {
+    !complete
+        || accepted < 0.95 * offered
+        || matches!((latency, base), (Some(l), Some(b)) if l > 3.0 * b)
 }
 
 /// Loads of a sweep run in one pass (on an engine that holds several

@@ -232,25 +232,31 @@ pub fn replicate(rows: &[Stats]) -> Vec<Replicated> {
             None => points.push(vec![r]),
         }
     }
-    points
-        .into_iter()
-        .map(|runs| {
-            let each =
-                |f: &dyn Fn(&Stats) -> f64| -> Vec<f64> { runs.iter().map(|r| f(r)).collect() };
-            let latencies: Option<Vec<f64>> = runs.iter().map(|r| r.mean_latency()).collect();
-            Replicated {
-                algorithm: runs[0].algorithm.clone(),
-                load: runs[0].load,
-                seeds: runs.iter().map(|r| r.seed).collect(),
-                latency: latencies.and_then(|l| Interval::of(&l)),
-                accepted: Interval::of(&each(&|r| r.accepted)).expect("a run per point"),
-                offered: Interval::of(&each(&|r| r.offered)).expect("a run per point"),
-                packets: runs.iter().map(|r| r.measured_packets).sum(),
-                complete: runs.iter().all(|r| r.complete),
-                cycle_ns: runs[0].cycle_ns,
-            }
-        })
-        .collect()
+    points.iter().map(|runs| Replicated::of(runs)).collect()
+}
+
+impl Replicated {
+    /// The replications `runs` of one point (at least one).
+    pub fn of(runs: &[&Stats]) -> Replicated {
+        let each = |f: fn(&Stats) -> f64| -> Vec<f64> { runs.iter().map(|r| f(r)).collect() };
+        let latencies: Option<Vec<f64>> = runs.iter().map(|r| r.mean_latency()).collect();
+        Replicated {
+            algorithm: runs[0].algorithm.clone(),
+            load: runs[0].load,
+            seeds: runs.iter().map(|r| r.seed).collect(),
+            latency: latencies.and_then(|l| Interval::of(&l)),
+            accepted: Interval::of(&each(|r| r.accepted)).expect("a run per point"),
+            offered: Interval::of(&each(|r| r.offered)).expect("a run per point"),
+            packets: runs.iter().map(|r| r.measured_packets).sum(),
+            complete: runs.iter().all(|r| r.complete),
+            cycle_ns: runs[0].cycle_ns,
+        }
+    }
+
+    /// The mean over the replications of their mean latencies, cycles.
+    pub fn mean_latency(&self) -> Option<f64> {
+        self.latency.map(|l| l.mean)
+    }
 }
 
 /// The replicated points as a text table: means and 95% intervals.

@@ -17,13 +17,13 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::{pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale, Sim};
+use super::{cell, pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale, Sim};
 use crate::algo::Network;
 use crate::analysis::svg::{Plot, Series};
 use crate::error::{Error, Result};
-use crate::sim::stats::Stats;
+use crate::sim::stats::Replicated;
 use crate::sim::traffic::{bisection_rate, Pattern};
-use crate::sim::{EngineKind, SimConfig};
+use crate::sim::SimConfig;
 use crate::spec::names::Named;
 use crate::spec::{Algorithm, RouterSpec, SpecInput, Topology};
 use crate::synth::Target;
@@ -65,7 +65,7 @@ impl Clock {
 
 /// A load sweep: each load, with what was measured there (none past
 /// saturation).
-pub type Sweep = Vec<(f64, Option<Stats>)>;
+pub type Sweep = Vec<(f64, Option<Replicated>)>;
 
 /// One algorithm of one network: its router, clocks and load sweeps.
 #[derive(Debug, Clone)]
@@ -201,7 +201,7 @@ fn fmax_of(report: &str, spec: &RouterSpec, target: Target) -> std::result::Resu
 
 /// The latency (ns) of the last unsaturated point and the accepted
 /// throughput there, flits per node per us, under `ns` per cycle.
-fn summary(runs: &[(f64, Option<Stats>)], ns: f64) -> (Option<f64>, Option<f64>) {
+fn summary(runs: &[(f64, Option<Replicated>)], ns: f64) -> (Option<f64>, Option<f64>) {
     let zero = runs
         .first()
         .and_then(|r| r.1.as_ref()?.mean_latency())
@@ -211,20 +211,15 @@ fn summary(runs: &[(f64, Option<Stats>)], ns: f64) -> (Option<f64>, Option<f64>)
         .iter()
         .filter(|r| sat.map_or(true, |s| r.0 < s))
         .filter_map(|r| r.1.as_ref())
-        .map(|s| s.accepted)
+        .map(|s| s.accepted.mean)
         .fold(None, |a: Option<f64>, x| Some(a.map_or(x, |a| a.max(x))));
     (zero, best.map(|f| f * 1000.0 / ns))
 }
 
 /// The Chien study at `scale` on `engine`, Fmax reports cached in
 /// `fmax_cache` (full scale only; the quick scale uses the model alone).
-pub fn chien(
-    scale: Scale,
-    engine: EngineKind,
-    fmax_cache: Option<(&Path, Synth)>,
-    book: &Book,
-) -> Result<Report> {
-    let sim = Sim { book, engine };
+pub fn chien(scale: Scale, fmax_cache: Option<(&Path, Synth)>, sim: Sim) -> Result<Report> {
+    let book = sim.book;
     let mut md = String::new();
     let mut figures = Vec::new();
     let mut points = Vec::new();
@@ -281,16 +276,12 @@ pub fn chien(
                     },
                 )?;
                 for (load, s) in &runs {
-                    points.push(Point {
-                        network: format!("{title} {pattern}: {algorithm}"),
-                        paper_load: *load,
-                        offered: s.as_ref().map_or(f64::NAN, |s| s.offered),
-                        accepted: s.as_ref().map_or(f64::NAN, |s| s.accepted),
-                        latency: s.as_ref().and_then(Stats::mean_latency),
-                        bound: pattern_hops(&net, pattern) + f64::from(FLITS),
-                        model: None,
-                        sim_zero: None,
-                    });
+                    points.push(Point::measured(
+                        format!("{title} {pattern}: {algorithm}"),
+                        *load,
+                        s.as_ref(),
+                        pattern_hops(&net, pattern) + f64::from(FLITS),
+                    ));
                 }
                 sweeps.push((pattern, runs));
             }
@@ -308,7 +299,7 @@ pub fn chien(
             "Chien (1993): the algorithms in ns, with each router's cycle time",
             "chien",
             scale,
-            engine,
+            sim,
             &md,
         ),
         figures,
@@ -376,22 +367,7 @@ fn network_section(
             l
         };
         for load in loads {
-            let cells: Vec<String> = rows
-                .iter()
-                .map(|a| {
-                    let runs = &a.sweeps[pi].1;
-                    let sat = saturation_load(runs).is_some_and(|s| (s - load).abs() < 1e-9);
-                    match runs.iter().find(|r| (r.0 - load).abs() < 1e-9) {
-                        None => String::new(),
-                        Some((_, None)) => "no drain".into(),
-                        Some((_, Some(s))) => format!(
-                            "{}{}",
-                            f1(s.mean_latency()),
-                            if sat { " (sat.)" } else { "" }
-                        ),
-                    }
-                })
-                .collect();
+            let cells: Vec<String> = rows.iter().map(|a| cell(&a.sweeps[pi].1, load)).collect();
             let _ = writeln!(md, "| {load} | {} |", cells.join(" | "));
         }
         let _ = writeln!(
@@ -432,18 +408,22 @@ fn network_section(
                     continue;
                 };
                 let runs = &a.sweeps[pi].1;
-                let pts: Vec<(f64, f64)> = runs
+                let (pts, errors): (Vec<(f64, f64)>, Vec<f64>) = runs
                     .iter()
                     .filter_map(|(_, s)| {
                         let s = s.as_ref()?;
-                        Some((s.offered * 1000.0 / ns, s.mean_latency()? * ns))
+                        let l = s.latency?;
+                        Some((
+                            (s.offered.mean * 1000.0 / ns, l.mean * ns),
+                            l.half.unwrap_or(0.0) * ns,
+                        ))
                     })
-                    .collect();
+                    .unzip();
                 let marker = saturation_load(runs).and_then(|l| {
                     runs.iter()
                         .find(|r| r.0 == l)
                         .and_then(|r| r.1.as_ref())
-                        .map(|s| s.offered * 1000.0 / ns)
+                        .map(|s| s.offered.mean * 1000.0 / ns)
                 });
                 series.push(Series {
                     name: format!("{}", a.algorithm),
@@ -451,6 +431,7 @@ fn network_section(
                     line: true,
                     colour: i,
                     marker,
+                    errors: Vec::new(),
                 });
                 series.push(Series {
                     name: format!("{} sim", a.algorithm),
@@ -458,6 +439,7 @@ fn network_section(
                     line: false,
                     colour: i,
                     marker: None,
+                    errors,
                 });
             }
             let _ = writeln!(md, "![{title}, {pattern}, {}]({name})\n", c.name());
@@ -598,14 +580,14 @@ mod tests {
 
     #[test]
     fn throughput_in_ns_scales_with_the_cycle() {
-        let s = Stats {
+        let s = crate::sim::stats::Stats {
             offered: 0.2,
             accepted: 0.2,
             latencies: vec![30, 50],
             complete: true,
-            ..Stats::default()
+            ..crate::sim::stats::Stats::default()
         };
-        let runs = vec![(0.1, Some(s))];
+        let runs = vec![(0.1, Some(Replicated::of(&[&s])))];
         // 40 cycles of 5 ns; 0.2 flits per 5 ns cycle = 40 flits/us.
         let (z, t) = summary(&runs, 5.0);
         assert_eq!(z, Some(200.0));

@@ -20,15 +20,13 @@
 
 use std::fmt::Write as _;
 
-use super::{pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale, Sim};
+use super::{cell, pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale, Sim};
 use crate::algo::Network;
 use crate::analysis::svg::{Plot, Series};
 use crate::error::{Error, Result};
-use crate::sim::stats::Stats;
+use crate::sim::stats::Replicated;
 use crate::sim::traffic::Pattern;
-use crate::sim::EngineKind;
 use crate::spec::{Algorithm, PathSelection, RouterSpec, SpecInput, TableStorage, Topology};
-use crate::work::Book;
 
 /// Normalized loads of Figures 5 and 6 and Table 4.
 pub const LOADS: [f64; 9] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
@@ -236,48 +234,36 @@ fn points(
     label: &str,
     pattern: Pattern,
     flits: u32,
-    runs: &[(f64, Option<Stats>)],
+    runs: &[(f64, Option<Replicated>)],
 ) -> Vec<Point> {
     runs.iter()
-        .map(|(load, s)| Point {
-            network: format!("{pattern}: {label}"),
-            paper_load: *load,
-            offered: s.as_ref().map_or(f64::NAN, |s| s.offered),
-            accepted: s.as_ref().map_or(f64::NAN, |s| s.accepted),
-            latency: s.as_ref().and_then(Stats::mean_latency),
-            bound: pattern_hops(net, pattern) + f64::from(flits),
-            model: None,
-            sim_zero: None,
+        .map(|(load, s)| {
+            Point::measured(
+                format!("{pattern}: {label}"),
+                *load,
+                s.as_ref(),
+                pattern_hops(net, pattern) + f64::from(flits),
+            )
         })
         .collect()
 }
 
-fn cell(runs: &[(f64, Option<Stats>)], load: f64) -> String {
-    match runs.iter().find(|r| (r.0 - load).abs() < 1e-9) {
-        None => "".into(),
-        Some((_, None)) => "no drain".into(),
-        Some((_, Some(s))) => {
-            let sat = saturation_load(runs).is_some_and(|l| (l - load).abs() < 1e-9);
-            match s.mean_latency() {
-                Some(l) if sat => format!("{l:.1} (sat.)"),
-                Some(l) => format!("{l:.1}"),
-                None => "-".into(),
-            }
-        }
-    }
-}
-
 /// Latency points of `runs` and the saturation marker, for a plot.
-fn series(name: String, runs: &[(f64, Option<Stats>)], colour: usize) -> Series {
+fn series(name: String, runs: &[(f64, Option<Replicated>)], colour: usize) -> Series {
+    let (points, errors) = runs
+        .iter()
+        .filter_map(|(load, s)| {
+            let l = s.as_ref()?.latency?;
+            Some(((*load, l.mean), l.half.unwrap_or(0.0)))
+        })
+        .unzip();
     Series {
         name,
-        points: runs
-            .iter()
-            .filter_map(|(l, s)| Some((*l, s.as_ref()?.mean_latency()?)))
-            .collect(),
+        points,
         line: false,
         colour,
         marker: saturation_load(runs),
+        errors,
     }
 }
 
@@ -298,8 +284,7 @@ fn fig_name(fig: &str, pattern: Pattern) -> String {
 }
 
 /// The LAPSES study at `scale` on `engine`, simulated through `book`.
-pub fn lapses(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> {
-    let sim = Sim { book, engine };
+pub fn lapses(scale: Scale, sim: Sim) -> Result<Report> {
     let set = setup(scale);
     let k = set.side;
     let net = Network::new(Topology::Mesh, 2, k)?;
@@ -377,6 +362,7 @@ pub fn lapses(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> {
                 line: true,
                 colour: 3,
                 marker: None,
+                errors: Vec::new(),
             });
         }
         let name = fig_name("fig5", pattern);
@@ -505,7 +491,7 @@ pub fn lapses(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> {
                 }
             );
             all.extend(points(&net, &label, Pattern::Uniform, flits, &runs));
-            lat.push(runs[0].1.as_ref().and_then(Stats::mean_latency));
+            lat.push(runs[0].1.as_ref().and_then(Replicated::mean_latency));
         }
         let paper = TABLE_3.iter().find(|r| r.0 == flits);
         let gain = |with: Option<f64>, cycles: bool| match (with, lat[1]) {
@@ -558,7 +544,7 @@ pub fn lapses(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> {
             "LAPSES (HPCA 1999) on routergen's routers",
             "lapses",
             scale,
-            engine,
+            sim,
             &md,
         ),
         figures,

@@ -20,7 +20,7 @@ use crate::algo::Network;
 use crate::analysis::svg::{Plot, Series};
 use crate::analysis::{dally as dm, quaglia as qm};
 use crate::error::{Error, Result};
-use crate::sim::stats::Stats;
+use crate::sim::stats::{Interval, Replicated, Stats};
 use crate::sim::traffic::{bisection_rate, Injection, Length, Pattern};
 use crate::sim::{self, EngineKind, SimConfig};
 use crate::spec::{Algorithm, RouterSpec, SpecInput, Topology};
@@ -58,14 +58,52 @@ pub struct Point {
     pub offered: f64,
     /// Accepted flits per node per cycle.
     pub accepted: f64,
-    /// Mean simulated latency, cycles (None: nothing measured).
+    /// Mean simulated latency, cycles: the mean over the replications of
+    /// each one's mean (None: nothing measured).
     pub latency: Option<f64>,
+    /// Half the 95% confidence interval of `latency` (Student's t over the
+    /// replications; None with one).
+    pub latency_half: Option<f64>,
+    /// Packets measured, all replications.
+    pub packets: usize,
+    /// Replications (seeds 1 to this).
+    pub seeds: usize,
     /// Lower bound on any latency: mean minimal hops + message flits.
     pub bound: f64,
     /// The model's latency at the same load (None: saturated).
     pub model: Option<f64>,
     /// The simulation's zero-load latency (its lowest-load point).
     pub sim_zero: Option<f64>,
+}
+
+impl Point {
+    /// The point of `network` at `paper_load` that the replications `r`
+    /// measured (NaN throughput and no latency where they did not drain),
+    /// beside the latency `bound`; no model yet.
+    fn measured(network: String, paper_load: f64, r: Option<&Replicated>, bound: f64) -> Point {
+        Point {
+            network,
+            paper_load,
+            offered: r.map_or(f64::NAN, |r| r.offered.mean),
+            accepted: r.map_or(f64::NAN, |r| r.accepted.mean),
+            latency: r.and_then(Replicated::mean_latency),
+            latency_half: r.and_then(|r| r.latency?.half),
+            packets: r.map_or(0, |r| r.packets),
+            seeds: r.map_or(0, |r| r.seeds.len()),
+            bound,
+            model: None,
+            sim_zero: None,
+        }
+    }
+
+    /// The simulated latency as the page prints it: `mean ± half` with
+    /// replications, the mean alone with one, `-` without.
+    pub fn latency_text(&self) -> String {
+        match (self.latency, self.latency_half) {
+            (Some(l), Some(h)) => format!("{l:.2} ± {h:.2}"),
+            (l, _) => fmt_opt(l),
+        }
+    }
 }
 
 /// Mean minimal hop count between distinct nodes of `net` under uniform traffic.
@@ -129,21 +167,34 @@ fn cycles(scale: Scale) -> (u64, u64) {
     }
 }
 
-/// Where a study's simulations run: the engine, and the [`Book`] that
-/// runs, plans or answers them ([`crate::jobs`]).
+/// Replications of each point at `scale`: seeds 1 to this. Five at full
+/// scale; two at the quick scale, so that its pages show intervals too.
+pub fn seeds(scale: Scale) -> u32 {
+    match scale {
+        Scale::Quick => 2,
+        Scale::Full => 5,
+    }
+}
+
+/// Where a study's simulations run: the engine, the [`Book`] that runs,
+/// plans or answers them ([`crate::jobs`]), and how many replications of
+/// each point ([`seeds`] gives the default of each scale).
 #[derive(Clone, Copy)]
 pub struct Sim<'a> {
     /// Does, plans or answers the work.
     pub book: &'a Book<'a>,
     /// The simulation engine.
     pub engine: EngineKind,
+    /// Replications of each point: seeds 1 to this.
+    pub seeds: u32,
 }
 
-/// One simulation of `spec` at normalized `load` (LAPSES §2.2: a fraction
+/// The simulations of `spec` at normalized `load` (LAPSES §2.2: a fraction
 /// of the uniform bisection rate) with `flits`-flit messages, exponential
-/// inter-arrival times; `None` when the network did not drain its backlog
-/// (past saturation). Any other fault (a deadlock, a misdelivery) is an
-/// error. `what` names it.
+/// inter-arrival times, one per seed 1 to `sim.seeds` (each a job); `None`
+/// when the network did not drain its backlog in one of them (past
+/// saturation). Any other fault (a deadlock, a misdelivery) is an error.
+/// `what` names the point.
 fn run_point(
     sim: Sim,
     what: &dyn Fn() -> String,
@@ -152,19 +203,30 @@ fn run_point(
     flits: u32,
     load: f64,
     (warmup, measure): (u64, u64),
-) -> Result<Option<Stats>> {
-    let cfg = SimConfig {
-        pattern,
-        length: Length::Fixed(flits),
-        injection: Injection::Exponential,
-        load,
-        warmup,
-        measure,
-        drain: 20_000,
-        seed: 1,
-        ..SimConfig::new(spec.clone())
-    };
-    sim.book.simulate(what, work::Point::new(&cfg, sim.engine)?)
+) -> Result<Option<Replicated>> {
+    let mut runs = Vec::new();
+    for seed in 1..=u64::from(sim.seeds.max(1)) {
+        let cfg = SimConfig {
+            pattern,
+            length: Length::Fixed(flits),
+            injection: Injection::Exponential,
+            load,
+            warmup,
+            measure,
+            drain: 20_000,
+            seed,
+            ..SimConfig::new(spec.clone())
+        };
+        let what = || format!("{}, seed {seed}", what());
+        runs.push(
+            sim.book
+                .simulate(&what, work::Point::new(&cfg, sim.engine)?)?,
+        );
+    }
+    // Every seed is asked for (so that each is a job) before any answer is
+    // looked at.
+    let runs: Option<Vec<Stats>> = runs.into_iter().collect();
+    Ok(runs.map(|r| Replicated::of(&r.iter().collect::<Vec<_>>())))
 }
 
 /// A load sweep of one router and pattern: `loads` in order until the
@@ -180,7 +242,7 @@ fn sweep(
     flits: u32,
     loads: &[f64],
     scale_cycles: (u64, u64),
-) -> Result<Vec<(f64, Option<Stats>)>> {
+) -> Result<Vec<(f64, Option<Replicated>)>> {
     let mut all = Vec::new();
     for &load in loads {
         let what = || format!("{label}, load {load}");
@@ -192,8 +254,8 @@ fn sweep(
     let mut out = Vec::new();
     let mut base = None;
     for (load, s) in all {
-        let sat = s.as_ref().map_or(true, |s| sim::saturated(s, base));
-        base = base.or(s.as_ref().and_then(Stats::mean_latency));
+        let sat = s.as_ref().map_or(true, |s| sim::point_saturated(s, base));
+        base = base.or(s.as_ref().and_then(Replicated::mean_latency));
         out.push((load, s));
         if sat {
             break;
@@ -203,11 +265,33 @@ fn sweep(
 }
 
 /// The first load of a sweep past saturation, if any.
-fn saturation_load(runs: &[(f64, Option<Stats>)]) -> Option<f64> {
+fn saturation_load(runs: &[(f64, Option<Replicated>)]) -> Option<f64> {
     let base = runs.first().and_then(|r| r.1.as_ref()?.mean_latency());
     runs.iter()
-        .find(|(_, s)| s.as_ref().map_or(true, |s| sim::saturated(s, base)))
+        .find(|(_, s)| s.as_ref().map_or(true, |s| sim::point_saturated(s, base)))
         .map(|r| r.0)
+}
+
+/// The table cell of the sweep `runs` at `load`: the mean latency (with
+/// its 95% interval over the replications), marked where the sweep
+/// saturated; `no drain`, or empty where the sweep stopped before it.
+fn cell(runs: &[(f64, Option<Replicated>)], load: f64) -> String {
+    match runs.iter().find(|r| (r.0 - load).abs() < 1e-9) {
+        None => "".into(),
+        Some((_, None)) => "no drain".into(),
+        Some((_, Some(s))) => {
+            let sat = saturation_load(runs).is_some_and(|l| (l - load).abs() < 1e-9);
+            let sat = if sat { " (sat.)" } else { "" };
+            match s.latency {
+                Some(Interval {
+                    mean,
+                    half: Some(h),
+                }) => format!("{mean:.1} ± {h:.1}{sat}"),
+                Some(Interval { mean, half: None }) => format!("{mean:.1}{sat}"),
+                None => "-".into(),
+            }
+        }
+    }
 }
 
 /// One simulation of `spec` at `flit_rate` flits/node/cycle.
@@ -218,7 +302,7 @@ fn simulate(
     flits: u32,
     flit_rate: f64,
     scale: Scale,
-) -> Result<Stats> {
+) -> Result<Replicated> {
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
     let load = flit_rate / bisection_rate(&net);
     run_point(
@@ -241,13 +325,18 @@ fn simulate(
 /// The page's title and how to regenerate it. No run time: the page is
 /// the same bytes whichever executor ran its jobs (the run time is told
 /// on standard error).
-fn header(title: &str, command: &str, engine: EngineKind) -> String {
-    format!("# {title}\n\nRegenerate: {command} (engine {engine}).\n\n")
+fn header(title: &str, command: &str, engine: EngineKind, seeds: u32) -> String {
+    format!(
+        "# {title}\n\nRegenerate: {command} (engine {engine}).\n\nEach simulated point is \
+         {seeds} runs, seeds 1 to {seeds}: its latency is the mean of the runs' mean latencies \
+         ± half its 95% confidence interval (Student's t over the runs), drawn as error bars; \
+         offered and accepted loads are the runs' means.\n\n"
+    )
 }
 
 /// A study's page: the [`header`] of study `name`, then `body`.
-fn page(title: &str, name: &str, scale: Scale, engine: EngineKind, body: &str) -> String {
-    header(title, &command(name, scale), engine) + body
+fn page(title: &str, name: &str, scale: Scale, sim: Sim, body: &str) -> String {
+    header(title, &command(name, scale), sim.engine, sim.seeds) + body
 }
 
 fn fmt_opt(x: Option<f64>) -> String {
@@ -272,8 +361,8 @@ fn zero_loads(points: &mut [Point]) {
 /// Quaglia et al.'s Tables 1-2 beside Duato's algorithm on our tori:
 /// 12-flit messages, exponential inter-arrival, uniform destinations, at
 /// the paper's generation rates, simulated through `book`.
-pub fn quaglia(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> {
-    let sim = Sim { book, engine };
+pub fn quaglia(scale: Scale, sim: Sim) -> Result<Report> {
+    let engine = sim.engine;
     let (sides, rates): (Vec<u32>, Vec<f64>) = match scale {
         Scale::Quick => (vec![4], vec![0.001, 0.01]),
         Scale::Full => (vec![4, 8, 12, 16], qm::RATES.to_vec()),
@@ -296,17 +385,15 @@ pub fn quaglia(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> 
             }
             let what = || format!("quaglia: {k}x{k} torus, rate {rate}");
             let s = simulate(sim, &what, &spec, flits, flit_rate, scale)?;
-            let p = Point {
-                network: format!("{k}x{k} torus"),
-                paper_load: rate,
-                offered: s.offered,
-                accepted: s.accepted,
-                latency: s.mean_latency(),
-                bound: mean_min_hops(&net) + f64::from(flits),
+            rows.push(Point {
                 model: qm::solve(k, qm::TABLE_LENGTH, rate).ok().map(|x| x.latency),
-                sim_zero: None,
-            };
-            rows.push(p);
+                ..Point::measured(
+                    format!("{k}x{k} torus"),
+                    rate,
+                    Some(&s),
+                    mean_min_hops(&net) + f64::from(flits),
+                )
+            });
         }
         zero_loads(&mut rows);
         let mz = qm::zero_load_latency(k, qm::TABLE_LENGTH);
@@ -318,7 +405,7 @@ pub fn quaglia(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> 
                 k,
                 k,
                 p.paper_load,
-                fmt_opt(p.latency),
+                p.latency_text(),
                 fmt_opt(p.latency.zip(p.sim_zero).map(|(a, b)| a - b)),
                 fmt_opt(p.model),
                 fmt_opt(p.model.map(|m| m - mz)),
@@ -343,6 +430,7 @@ pub fn quaglia(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> 
         "Quaglia et al. (2002) beside routergen's Duato routers",
         &command("quaglia", scale),
         engine,
+        sim.seeds,
     );
     md.push_str(&table);
     md.push_str(
@@ -380,6 +468,7 @@ fn plot_series(points: &[Point], model: impl Fn(&Point) -> Option<f64>) -> Vec<S
             line: true,
             colour: i,
             marker: None,
+            errors: Vec::new(),
         });
         out.push(Series {
             name: format!("{net} sim"),
@@ -390,6 +479,11 @@ fn plot_series(points: &[Point], model: impl Fn(&Point) -> Option<f64>) -> Vec<S
             line: false,
             colour: i,
             marker: None,
+            errors: mine
+                .iter()
+                .filter(|p| p.latency.is_some())
+                .map(|p| p.latency_half.unwrap_or(0.0))
+                .collect(),
         });
     }
     out
@@ -406,8 +500,8 @@ fn command(name: &str, scale: Scale) -> String {
 /// n-cube (a torus, or a hypercube for k = 2) with L = 200-bit messages of
 /// L/W flits (W = k/2, eq. 7), at Dally's loads in bits/cycle/node,
 /// beside eqs. (22)-(24) and Table I.
-pub fn dally(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> {
-    let sim = Sim { book, engine };
+pub fn dally(scale: Scale, sim: Sim) -> Result<Report> {
+    let engine = sim.engine;
     let (nets, loads): (Vec<(u32, u32)>, Vec<f64>) = match scale {
         Scale::Quick => (vec![(4, 2), (2, 4)], vec![0.02, 0.1]),
         Scale::Full => (
@@ -478,14 +572,13 @@ pub fn dally(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> {
             let what = || format!("dally: {}, lambda {lam}", cube.name());
             let s = simulate(sim, &what, &spec, flits, flit_rate, scale)?;
             rows.push(Point {
-                network: cube.name(),
-                paper_load: lam,
-                offered: s.offered,
-                accepted: s.accepted,
-                latency: s.mean_latency(),
-                bound: mean_min_hops(&net) + f64::from(flits),
                 model: dm::latency(cube, length, lam, dm::Queueing::None),
-                sim_zero: None,
+                ..Point::measured(
+                    cube.name(),
+                    lam,
+                    Some(&s),
+                    mean_min_hops(&net) + f64::from(flits),
+                )
             });
         }
         zero_loads(&mut rows);
@@ -502,7 +595,7 @@ pub fn dally(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> {
                 "| {} | {} | {flits} | {} | {} | {} | {} | {} | {:.4} / {:.4} |",
                 p.network,
                 p.paper_load,
-                fmt_opt(p.latency),
+                p.latency_text(),
                 fmt_opt(p.latency.zip(p.sim_zero).map(|(a, b)| a - b)),
                 fmt_opt(p.model),
                 fmt_opt(p.model.map(|m| m - mz)),
@@ -525,6 +618,7 @@ pub fn dally(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> {
         "Dally (1990) beside routergen's dimension-order routers",
         &command("dally", scale),
         engine,
+        sim.seeds,
     );
     let _ = writeln!(md, "L = {length} bits.\n");
     md.push_str(&table);
@@ -547,18 +641,23 @@ pub fn dally(scale: Scale, engine: EngineKind, book: &Book) -> Result<Report> {
 /// The points of `report` as CSV, one row per simulated point in the
 /// study's order (empty cells: nothing measured, or no model).
 pub fn points_csv(report: &Report) -> String {
-    let mut csv =
-        String::from("network,paper_load,offered,accepted,latency,bound,model,sim_zero\n");
+    let mut csv = String::from(
+        "network,paper_load,offered,accepted,latency,latency_ci95_half,packets,seeds,bound,model,\
+         sim_zero\n",
+    );
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
     for p in &report.points {
         let _ = writeln!(
             csv,
-            "\"{}\",{},{},{},{},{},{},{}",
+            "\"{}\",{},{},{},{},{},{},{},{},{},{}",
             p.network.replace('"', "\"\""),
             p.paper_load,
             p.offered,
             p.accepted,
             opt(p.latency),
+            opt(p.latency_half),
+            p.packets,
+            p.seeds,
             p.bound,
             opt(p.model),
             opt(p.sim_zero)
