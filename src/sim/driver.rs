@@ -37,6 +37,12 @@ pub struct Driver<'c> {
     delivered: usize,
     accepted_flits: u64,
     offered_flits: u64,
+    /// Flits created and flits ejected since reset.
+    created_flits: u64,
+    ejected_flits: u64,
+    /// Flits created and not yet ejected as the measurement phase begins
+    /// and as it ends.
+    backlog: [Option<u64>; 2],
     /// Cycles after reset.
     t: u64,
     /// Every packet delivered after the measurement phase: the run is over.
@@ -86,6 +92,9 @@ impl<'c> Driver<'c> {
             delivered: 0,
             accepted_flits: 0,
             offered_flits: 0,
+            created_flits: 0,
+            ejected_flits: 0,
+            backlog: [None; 2],
             t: 0,
             done: false,
             w,
@@ -132,6 +141,11 @@ impl<'c> Driver<'c> {
         eject_credit.fill(0);
         inject.fill(Flit::default());
         if !rst {
+            for (i, edge) in [m0, m1].into_iter().enumerate() {
+                if t == edge {
+                    self.backlog[i] = Some(self.created_flits - self.ejected_flits);
+                }
+            }
             if t < m1 {
                 for (n, src) in self.sources.iter_mut().enumerate() {
                     let (k, rng) = src.tick(t);
@@ -143,6 +157,7 @@ impl<'c> Driver<'c> {
                         if (m0..m1).contains(&t) {
                             self.offered_flits += u64::from(len);
                         }
+                        self.created_flits += u64::from(len);
                         self.nis[n].queue.push_back(self.packets.len() as u32);
                         self.busy[n] = true;
                         self.packets.push(Packet {
@@ -214,6 +229,7 @@ impl<'c> Driver<'c> {
                 if measuring {
                     self.accepted_flits += 1;
                 }
+                self.ejected_flits += 1;
                 if cfg.trace {
                     self.trace.push((n as u32, t, id, i));
                 }
@@ -301,6 +317,10 @@ impl<'c> Driver<'c> {
                 load: cfg.load,
                 offered: self.offered_flits as f64 / (nodes as f64 * span),
                 accepted: self.accepted_flits as f64 / (nodes as f64 * span),
+                backlog: self.backlog.map(|b| {
+                    b.unwrap_or(self.created_flits - self.ejected_flits) as f64
+                        / (nodes as f64 * span)
+                }),
                 latencies: measured
                     .iter()
                     .filter_map(|p| p.delivered.map(|d| d - p.created))

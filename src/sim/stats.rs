@@ -15,6 +15,13 @@ pub struct Stats {
     pub offered: f64,
     /// Accepted (ejected) flits per node per cycle (measurement phase).
     pub accepted: f64,
+    /// Flits created and not yet ejected as the measurement phase begins
+    /// and as it ends, per node and measured cycle: what was offered but
+    /// not accepted, or accepted but not offered, in the phase. Flits are
+    /// conserved: `accepted = offered + backlog[0] - backlog[1]`, so
+    /// accepted exceeds offered exactly when the backlog shrinks.
+    #[serde(default)]
+    pub backlog: [f64; 2],
     /// Latencies (creation to tail ejection, cycles) of the packets created
     /// in the measurement phase and delivered.
     pub latencies: Vec<u64>,
@@ -80,7 +87,7 @@ fn opt(x: Option<f64>, digits: usize) -> String {
 /// field of [`Stats::csv_row`]; latencies in cycles and ns.
 pub const CSV_HEADER: &str =
     "algorithm,load,seed,offered_flits_per_node_cycle,accepted_flits_per_node_cycle,\
-packets_measured,packets_delivered,mean_latency_cycles,p99_latency_cycles,mean_latency_ns,\
+backlog_start_flits_per_node_cycle,backlog_end_flits_per_node_cycle,packets_measured,packets_delivered,mean_latency_cycles,p99_latency_cycles,mean_latency_ns,\
 p99_latency_ns,mean_channel_utilization,max_channel_utilization,cycles,complete";
 
 impl Stats {
@@ -89,12 +96,14 @@ impl Stats {
     pub fn csv_row(&self) -> String {
         let ns = |c: Option<f64>| opt(c.zip(self.cycle_ns).map(|(c, t)| c * t), 2);
         format!(
-            "{},{:.3},{},{:.4},{:.4},{},{},{},{},{},{},{:.4},{:.4},{},{}",
+            "{},{:.3},{},{:.4},{:.4},{:.4},{:.4},{},{},{},{},{},{},{:.4},{:.4},{},{}",
             self.algorithm,
             self.load,
             self.seed,
             self.offered,
             self.accepted,
+            self.backlog[0],
+            self.backlog[1],
             self.measured_packets,
             self.latencies.len(),
             opt(self.mean_latency(), 2),
@@ -211,6 +220,8 @@ pub struct Replicated {
     pub accepted: Interval,
     /// Offered flits per node per cycle.
     pub offered: Interval,
+    /// The runs' mean [`Stats::backlog`].
+    pub backlog: [f64; 2],
     /// Packets created in the measurement phases, all replications.
     pub packets: usize,
     /// Whether every run went to its end.
@@ -247,6 +258,8 @@ impl Replicated {
             latency: latencies.and_then(|l| Interval::of(&l)),
             accepted: Interval::of(&each(|r| r.accepted)).expect("a run per point"),
             offered: Interval::of(&each(|r| r.offered)).expect("a run per point"),
+            backlog: [0, 1]
+                .map(|i| runs.iter().map(|r| r.backlog[i]).sum::<f64>() / runs.len() as f64),
             packets: runs.iter().map(|r| r.measured_packets).sum(),
             complete: runs.iter().all(|r| r.complete),
             cycle_ns: runs[0].cycle_ns,

@@ -58,6 +58,9 @@ pub struct Point {
     pub offered: f64,
     /// Accepted flits per node per cycle.
     pub accepted: f64,
+    /// Flits per node per cycle created and not ejected as the measurement
+    /// phase begins and as it ends (the runs' means; [`Stats::backlog`]).
+    pub backlog: [f64; 2],
     /// Mean simulated latency, cycles: the mean over the replications of
     /// each one's mean (None: nothing measured).
     pub latency: Option<f64>,
@@ -86,6 +89,7 @@ impl Point {
             paper_load,
             offered: r.map_or(f64::NAN, |r| r.offered.mean),
             accepted: r.map_or(f64::NAN, |r| r.accepted.mean),
+            backlog: r.map_or([f64::NAN; 2], |r| r.backlog),
             latency: r.and_then(Replicated::mean_latency),
             latency_half: r.and_then(|r| r.latency?.half),
             packets: r.map_or(0, |r| r.packets),
@@ -642,18 +646,20 @@ pub fn dally(scale: Scale, sim: Sim) -> Result<Report> {
 /// study's order (empty cells: nothing measured, or no model).
 pub fn points_csv(report: &Report) -> String {
     let mut csv = String::from(
-        "network,paper_load,offered,accepted,latency,latency_ci95_half,packets,seeds,bound,model,\
-         sim_zero\n",
+        "network,paper_load,offered,accepted,backlog_start,backlog_end,latency,latency_ci95_half,\
+         packets,seeds,bound,model,sim_zero\n",
     );
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
     for p in &report.points {
         let _ = writeln!(
             csv,
-            "\"{}\",{},{},{},{},{},{},{},{},{},{}",
+            "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{}",
             p.network.replace('"', "\"\""),
             p.paper_load,
             p.offered,
             p.accepted,
+            p.backlog[0],
+            p.backlog[1],
             opt(p.latency),
             opt(p.latency_half),
             p.packets,
