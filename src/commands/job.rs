@@ -109,13 +109,20 @@ pub fn execute(plan: &Plan, args: &ExecArgs) -> Result<()> {
     let on_event = |e: Event| {
         let mut err = std::io::stderr().lock();
         match e {
-            Event::Progress { done, total } => {
+            Event::Progress {
+                done,
+                total,
+                last: finished,
+            } => {
                 let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
                 if *last == Some((done, total)) {
                     return;
                 }
                 *last = Some((done, total));
-                let line = progress_line(done, total, started.elapsed());
+                let mut line = progress_line(done, total, started.elapsed());
+                if let Some(what) = finished {
+                    line.push_str(&format!("; last: {what}"));
+                }
                 if tty {
                     let _ = write!(err, "\r\x1b[2K{line}");
                     if done == total {

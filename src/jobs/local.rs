@@ -29,7 +29,8 @@ impl Queue {
     /// The first waiting job that builds nothing another worker is
     /// building, taken off the queue; `None` when every waiting job
     /// waits for such a build.
-    fn take(&mut self, plan: &Plan) -> Option<usize> {
+    /// Also whether the job is the first of its share (it builds it).
+    fn take(&mut self, plan: &Plan) -> Option<(usize, bool)> {
         let k = self.waiting.iter().position(|&i| {
             plan.jobs[i]
                 .share
@@ -37,12 +38,14 @@ impl Queue {
                 .map_or(true, |s| !self.building.contains(s))
         })?;
         let i = self.waiting.remove(k);
+        let mut builds = false;
         if let Some(s) = &plan.jobs[i].share {
             if !self.built.contains(s) {
                 self.building.insert(s.clone());
+                builds = true;
             }
         }
-        Some(i)
+        Some((i, builds))
     }
 }
 
@@ -81,6 +84,7 @@ pub fn run(
     on_event(Event::Progress {
         done: 0,
         total: todo.len(),
+        last: None,
     });
     std::thread::scope(|s| {
         for _ in 0..workers.min(todo.len()) {
@@ -96,6 +100,17 @@ pub fn run(
                     q = changed.wait(q).unwrap_or_else(|e| e.into_inner());
                 };
                 drop(q);
+                let (i, builds) = i;
+                if let Some(share) = plan.jobs[i].share.as_ref().filter(|_| builds) {
+                    // The share names the model and its router: the first
+                    // words say which model.
+                    let model = share.split(" of ").next().unwrap_or(share);
+                    on_event(Event::Note(format!(
+                        "job {i} ({}) builds the {model} the jobs of its router share, or reads \
+                         it from the cache; the others wait for it",
+                        plan.jobs[i].what
+                    )));
+                }
                 let outcome = run_one(plan, i, program);
                 let mut q = lock();
                 if let Some(s) = &plan.jobs[i].share {
@@ -115,6 +130,7 @@ pub fn run(
                 on_event(Event::Progress {
                     done,
                     total: todo.len(),
+                    last: Some(plan.jobs[i].what.clone()),
                 });
             });
         }
@@ -190,16 +206,18 @@ mod tests {
             built: HashSet::new(),
             done: 0,
         };
-        // Job 0 builds a: jobs 1 and 4 wait, 2 (b) and 3 (nothing) run.
-        assert_eq!(q.take(&plan), Some(0));
-        assert_eq!(q.take(&plan), Some(2));
-        assert_eq!(q.take(&plan), Some(3));
+        // Job 0 builds a: jobs 1 and 4 wait, 2 (b) and 3 (nothing) run;
+        // 0 and 2 are the first of their shares (they build).
+        assert_eq!(q.take(&plan), Some((0, true)));
+        assert_eq!(q.take(&plan), Some((2, true)));
+        assert_eq!(q.take(&plan), Some((3, false)));
         assert_eq!(q.take(&plan), None);
-        // Once a is built, its other jobs run side by side.
+        // Once a is built, its other jobs run side by side, building
+        // nothing.
         q.building.remove("a");
         q.built.insert("a".into());
-        assert_eq!(q.take(&plan), Some(1));
-        assert_eq!(q.take(&plan), Some(4));
+        assert_eq!(q.take(&plan), Some((1, false)));
+        assert_eq!(q.take(&plan), Some((4, false)));
         assert!(q.waiting.is_empty());
     }
 }

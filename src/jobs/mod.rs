@@ -349,6 +349,8 @@ pub enum Event {
         done: usize,
         /// Jobs this run runs.
         total: usize,
+        /// What the job that has just ended was, where the executor knows.
+        last: Option<String>,
     },
     /// Something worth a line: a job failed and is run again, an array
     /// was submitted.

@@ -226,7 +226,11 @@ pub fn run(
             let done = todo.iter().filter(|&&i| plan.done(i)).count();
             if done != shown {
                 shown = done;
-                on_event(Event::Progress { done, total });
+                on_event(Event::Progress {
+                    done,
+                    total,
+                    last: None,
+                });
             }
             if !queued {
                 break;
