@@ -87,8 +87,9 @@ fn opt(x: Option<f64>, digits: usize) -> String {
 /// field of [`Stats::csv_row`]; latencies in cycles and ns.
 pub const CSV_HEADER: &str =
     "algorithm,load,seed,offered_flits_per_node_cycle,accepted_flits_per_node_cycle,\
-backlog_start_flits_per_node_cycle,backlog_end_flits_per_node_cycle,packets_measured,packets_delivered,mean_latency_cycles,p99_latency_cycles,mean_latency_ns,\
-p99_latency_ns,mean_channel_utilization,max_channel_utilization,cycles,complete";
+backlog_start_flits_per_node_cycle,backlog_end_flits_per_node_cycle,packets_measured,\
+packets_delivered,mean_latency_cycles,p99_latency_cycles,mean_latency_ns,p99_latency_ns,\
+mean_channel_utilization,max_channel_utilization,cycles,complete";
 
 impl Stats {
     /// The results as one CSV line under [`CSV_HEADER`] (`-` where a value
@@ -195,7 +196,8 @@ impl Interval {
     }
 }
 
-/// The 0.975 quantile of Student's t with `df` degrees of freedom.
+/// The 0.975 quantile of Student's t with `df` (at least 1) degrees of
+/// freedom.
 pub fn t_975(df: usize) -> f64 {
     use statrs::distribution::{ContinuousCDF, StudentsT};
     StudentsT::new(0.0, 1.0, df as f64)
