@@ -87,14 +87,17 @@ fn check(args: &SimArgs) -> Result<Setup> {
     }
     if args.trace.is_some() && !single {
         return Err(Error::InvalidSpec(
-            "--trace needs one algorithm, one --load and one seed (no --sweep, no --seeds)".into(),
+            "--trace needs one algorithm and one --load (no --sweep) and one seed (no --seeds \
+             above 1)"
+                .into(),
         ));
     }
     let waving = !args.waves.is_empty();
     for (asked, flag) in [(waving, "--waves"), (args.replay.is_some(), "--replay")] {
         if asked && !single {
             return Err(Error::InvalidSpec(format!(
-                "{flag} needs one algorithm, one --load and one seed (no --sweep, no --seeds)"
+                "{flag} needs one algorithm and one --load (no --sweep) and one seed (no --seeds \
+                 above 1)"
             )));
         }
     }
