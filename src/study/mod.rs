@@ -103,10 +103,13 @@ impl Point {
     /// The simulated latency as the page prints it: `mean ± half` with
     /// replications, the mean alone with one, `-` without.
     pub fn latency_text(&self) -> String {
-        match (self.latency, self.latency_half) {
-            (Some(l), Some(h)) => format!("{l:.2} ± {h:.2}"),
-            (l, _) => fmt_opt(l),
-        }
+        self.latency.map_or("-".into(), |mean| {
+            Interval {
+                mean,
+                half: self.latency_half,
+            }
+            .text(2)
+        })
     }
 }
 
@@ -286,14 +289,8 @@ fn cell(runs: &[(f64, Option<Replicated>)], load: f64) -> String {
         Some((_, Some(s))) => {
             let sat = saturation_load(runs).is_some_and(|l| (l - load).abs() < 1e-9);
             let sat = if sat { " (sat.)" } else { "" };
-            match s.latency {
-                Some(Interval {
-                    mean,
-                    half: Some(h),
-                }) => format!("{mean:.1} ± {h:.1}{sat}"),
-                Some(Interval { mean, half: None }) => format!("{mean:.1}{sat}"),
-                None => "-".into(),
-            }
+            s.latency
+                .map_or("-".into(), |l| format!("{}{sat}", l.text(1)))
         }
     }
 }
