@@ -24,8 +24,8 @@
 //! ```
 
 pub use crate::algo::numbering::{
-    arrival_inputs, deciding_inputs, entry_port, es_digits, es_entry, far_port, input_through,
-    port_at, port_number,
+    arrival_inputs, deciding_inputs, entry_port, es_digits, es_entry, far_port, in_port_at,
+    input_through, port_at, port_number,
 };
 use crate::algo::{Network, NodeId};
 use crate::spec::{Addressing, RouterSpec, Topology};
@@ -46,12 +46,9 @@ pub fn vc_bits(vcs: u32) -> u32 {
 }
 
 /// Physical ports of one router, the local port included: `2n + 1` on
-/// meshes and tori, `n + 1` on a hypercube.
+/// meshes and tori, `n + 1` on a hypercube and a unidirectional torus.
 pub fn physical_ports(topology: Topology, dims: u32) -> u32 {
-    match topology {
-        Topology::Hypercube => dims + 1,
-        _ => 2 * dims + 1,
-    }
+    topology.links_per_dim() * dims + 1
 }
 
 /// Bits of one coordinate of `node_id` (and of an absolute address
@@ -82,6 +79,8 @@ pub fn node_id(net: &Network, coord_bits: u32, node: NodeId) -> u64 {
 ///   either way it chooses the direction its relation permits and writes
 ///   the remaining minimal offset after the hop (`k/2 - 1` with the sign
 ///   of the direction taken);
+/// - relative addressing on a unidirectional torus: the hops left toward
+///   +, `(b - a) mod k`, unsigned;
 /// - absolute addressing: the destination's coordinate;
 /// - relative addressing on a hypercube: 1 while the coordinate differs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,13 +113,16 @@ impl HeadFormat {
 
     /// Bits `F` of one dimension's field: relative offsets in two's
     /// complement, `1 + ceil(log2 k)` bits on a mesh (|offset| <= k - 1)
-    /// and `1 + bits(k/2)` on a torus (|offset| <= k/2); absolute
+    /// and `1 + bits(k/2)` on a torus (|offset| <= k/2); on a
+    /// unidirectional torus the offset `(b - a) mod k` unsigned,
+    /// `ceil(log2 k)` bits; absolute
     /// coordinates `ceil(log2 k)`; one bit on a hypercube.
     pub fn field_bits(&self) -> u32 {
         match (self.topology, self.addressing) {
             (Topology::Hypercube, _) => 1,
             (Topology::Mesh, Addressing::Relative) => 1 + bits_for(self.radix.saturating_sub(1)),
             (Topology::Torus, Addressing::Relative) => 1 + bits_for(self.radix / 2),
+            (Topology::UniTorus, Addressing::Relative) => bits_for(self.radix - 1),
             (_, Addressing::Absolute) => bits_for(self.radix.saturating_sub(1)),
         }
     }
@@ -144,6 +146,7 @@ impl HeadFormat {
                     fwd - k
                 }
             }
+            Topology::UniTorus => (b - a).rem_euclid(k),
             _ => b - a,
         }
     }

@@ -50,7 +50,7 @@ fn distance(k: u32, n: u32, torus: bool, a: u32, b: u32) -> u32 {
 /// toward x lying on a minimal path from the previous channel's head to x.
 fn assert_genuine_cycle(rel: &Relation, cycle: &[Channel]) {
     let n = rel.net;
-    let torus = n.topology == Topology::Torus;
+    let torus = matches!(n.topology, Topology::Torus | Topology::UniTorus);
     let (k, dims) = (n.radix, n.dims);
     assert!(cycle.len() >= 2, "cycle {cycle:?}");
     for i in 0..cycle.len() {
@@ -191,6 +191,9 @@ fn shapes(algorithm: Algorithm) -> Vec<(Topology, u32, u32)> {
         (Topology::Torus, 3, 4),
         (Topology::Hypercube, 3, 2),
         (Topology::Hypercube, 4, 2),
+        (Topology::UniTorus, 2, 3),
+        (Topology::UniTorus, 2, 4),
+        (Topology::UniTorus, 3, 3),
     ];
     all.into_iter()
         .filter(|&(t, n, _)| algorithm.supports(t, n).is_ok())
@@ -233,7 +236,11 @@ fn one_fewer_deadlocks(algorithm: Algorithm, t: Topology, n: u32, k: u32) -> boo
     match algorithm {
         // The ring cycle, on rings long enough to be used twice in a row by
         // one message (k >= 4); on 3-rings 1 VC would do.
-        Algorithm::DimensionOrder => t == Topology::Torus && k >= 4,
+        // On a unidirectional ring every message of two hops or more
+        // chains two of its channels (k >= 3).
+        Algorithm::DimensionOrder => {
+            (t == Topology::Torus && k >= 4) || (t == Topology::UniTorus && k >= 3)
+        }
         // 1 VC in 2-D meshes (Chien footnote 4 counts 2); with 2 VCs on
         // n >= 3 meshes the checker proves it (the module comment); on tori
         // one fewer than 8 or 10 deadlocks on the 5-ary 2-cube and the
@@ -241,7 +248,7 @@ fn one_fewer_deadlocks(algorithm: Algorithm, t: Topology, n: u32, k: u32) -> boo
         Algorithm::PlanarAdaptive => match t {
             Topology::Mesh => n == 2,
             Topology::Torus => (n, k) == (2, 5) || (n, k) == (3, 4),
-            Topology::Hypercube => false,
+            Topology::Hypercube | Topology::UniTorus => false,
         },
         Algorithm::NegativeFirst | Algorithm::WestFirst | Algorithm::NorthLast => false,
         // A cycle with 2 VCs once there is a second dimension to turn into.

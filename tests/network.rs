@@ -253,6 +253,16 @@ fn a_3x3_torus_with_link_stages_delivers_every_packet() {
     );
 }
 
+/// Dally's k-ary n-cube: flits go round each ring one way, into port d+1
+/// of the +d neighbour; credits come back the other way round.
+#[test]
+fn a_unidirectional_3x3_torus_with_link_stages_delivers_every_packet() {
+    every_packet_arrives(
+        "algorithm = \"dor\"\ntopology = \"unidirectional-torus\"\nradix = 3\nvcs = 2\n",
+        1,
+    );
+}
+
 #[test]
 fn a_binary_3_cube_with_absolute_addresses_delivers_every_packet() {
     every_packet_arrives(
@@ -533,6 +543,7 @@ fn the_interface_writes_every_routing_field_as_the_interface_page_defines() {
         "algorithm = \"dor\"\ntopology = \"torus\"\nradix = 4\nvcs = 2\n",
         "algorithm = \"dor\"\ntopology = \"torus\"\nradix = 5\nvcs = 2\nflit_width = 32\n",
         "algorithm = \"dor\"\ntopology = \"hypercube\"\ndims = 4\n",
+        "algorithm = \"dor\"\ntopology = \"unidirectional-torus\"\nradix = 5\nvcs = 2\n",
         "algorithm = \"dor\"\nradix = 3\ndims = 3\naddressing = \"absolute\"\nflit_width = 32\n",
     ] {
         let spec = spec(toml);

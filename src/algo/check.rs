@@ -1180,6 +1180,7 @@ mod tests {
             (Topology::Mesh, 3),
             (Topology::Torus, 4),
             (Topology::Hypercube, 2),
+            (Topology::UniTorus, 4),
         ] {
             let net = Network::new(t, 3, k).unwrap();
             let idx = ChannelIndex::new(net, 3);

@@ -20,7 +20,9 @@
 //! be compiled from it.
 //!
 //! On a torus with even radix a destination k/2 away takes the plus
-//! direction, so the relation stays deterministic.
+//! direction, so the relation stays deterministic. On a unidirectional
+//! torus (Dally's k-ary n-cube, IEEE TC 1990 §II-A) every hop is toward +,
+//! with the same two dateline classes.
 
 use super::routing::{dateline_classes, links_per_dim, ChienModel, ClassLayout, RoutingAlgorithm};
 use super::{Hop, Knobs, NodeId, Port, Relation};
@@ -53,7 +55,7 @@ impl RoutingAlgorithm for DimensionOrder {
     }
 
     fn vc_reason(&self, topology: Topology, _: u32) -> String {
-        if topology == Topology::Torus {
+        if topology.wraps() {
             "Each ring of a torus is a cycle of channels; two VCs with a dateline break it \
              (survey §5 and §8, Cray T3D)."
                 .into()
@@ -174,6 +176,39 @@ mod tests {
         assert_eq!((vc(1, 5), vc(0, 5)), (0, 0));
         // no wrap: class 1 throughout.
         assert_eq!((vc(1, 3), vc(2, 3)), (1, 1));
+    }
+
+    // Dally's k-ary n-cube (IEEE TC 1990 §II-A) with Dally and Seitz's two
+    // classes (survey §5): every hop toward +, (b - a) mod k of them per
+    // dimension; the class switches after the wraparound link; one VC
+    // closes each ring into a cycle of channels, two do not.
+    #[test]
+    fn unidirectional_torus_goes_plus_and_needs_the_dateline() {
+        use super::super::check::{check, Verdict};
+        let net = Network::new(Topology::UniTorus, 2, 5).unwrap();
+        let rel = Relation::new(Algorithm::DimensionOrder, net, 2).unwrap();
+        // (4,0) -> (1,3): 4 -> 0 -> 1 in x, then 0 -> 1 -> 2 -> 3 in y.
+        let path = walk(&rel, net.node_at(&[4, 0]), net.node_at(&[1, 3]));
+        assert_eq!(path.len(), 1 + 2 + 3);
+        let vc = |node, dest| rel.hops(node, Input::INJECTED, dest)[0].vc;
+        let dest = net.node_at(&[1, 0]);
+        assert_eq!(
+            (
+                vc(net.node_at(&[4, 0]), dest),
+                vc(net.node_at(&[0, 0]), dest)
+            ),
+            (0, 1)
+        );
+        for node in 0..net.nodes() {
+            for dest in (0..net.nodes()).filter(|&d| d != node) {
+                for h in rel.hops(node, Input::INJECTED, dest) {
+                    assert!(matches!(h.port, Port::Link { dir: Dir::Plus, .. }));
+                }
+            }
+        }
+        assert_eq!(check(&rel, false).verdict, Verdict::Proved);
+        let one = Relation::new(Algorithm::DimensionOrder, net, 1).unwrap();
+        assert_eq!(check(&one, false).verdict, Verdict::DeadlockPossible);
     }
 
     #[test]

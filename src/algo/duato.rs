@@ -36,7 +36,10 @@ impl RoutingAlgorithm for Duato {
     }
 
     /// Every topology: the escape sub-network is dimension order.
-    fn supports(&self, _: Topology, _: u32) -> Result<(), String> {
+    fn supports(&self, topology: Topology, _: u32) -> Result<(), String> {
+        if topology == Topology::UniTorus {
+            return Err(super::routing::one_way_refusal("Duato's routing"));
+        }
         Ok(())
     }
 

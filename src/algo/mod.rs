@@ -241,9 +241,14 @@ impl Network {
         self.dims as usize
     }
 
-    /// Whether the network has wraparound links.
+    /// Whether the network has wraparound links (a torus, either way).
     pub fn is_torus(&self) -> bool {
-        self.topology == Topology::Torus
+        self.topology.wraps()
+    }
+
+    /// Whether the rings carry traffic one way only (+).
+    pub fn is_one_way(&self) -> bool {
+        self.topology == Topology::UniTorus
     }
 
     /// Coordinate of `node` in dimension `dim`.
@@ -274,13 +279,9 @@ impl Network {
     }
 
     /// Ports per router including the local port (index 0): one link per
-    /// dimension on a hypercube, two elsewhere.
+    /// dimension on a hypercube and a unidirectional torus, two elsewhere.
     pub fn port_count(&self) -> usize {
-        if self.topology == Topology::Hypercube {
-            1 + self.n()
-        } else {
-            1 + 2 * self.n()
-        }
+        1 + self.topology.links_per_dim() as usize * self.n()
     }
 
     /// The port's number in the router's interface (0 local; `1 + d` on a
@@ -292,13 +293,14 @@ impl Network {
 
     /// The node across `port`, or `None` for the local port and for links
     /// that do not exist (mesh boundary, the absent direction of a hypercube
-    /// dimension).
+    /// dimension, - on a unidirectional torus, which a node sends on only
+    /// toward +).
     pub fn neighbour(&self, node: NodeId, port: Port) -> Option<NodeId> {
         let Port::Link { dim, dir } = port else {
             return None;
         };
         let d = dim as usize;
-        if d >= self.n() {
+        if d >= self.n() || (dir == Dir::Minus && self.is_one_way()) {
             return None;
         }
         let c = self.coord(node, d);
@@ -314,7 +316,37 @@ impl Network {
         Some(node - c * step + next * step)
     }
 
-    /// Link ports that exist at `node`.
+    /// The links flits arrive on at `node`, named as ports of `node` (the
+    /// direction toward the sender): [`Self::links`], and on a
+    /// unidirectional torus, where a node receives from - what it sends
+    /// toward +, the - link of each dimension.
+    pub fn in_links(&self, node: NodeId) -> Vec<Port> {
+        if self.is_one_way() {
+            (0..self.n()).map(|d| Port::link(d, Dir::Minus)).collect()
+        } else {
+            self.links(node)
+        }
+    }
+
+    /// The node that sends into `node` through its link `port` (one of
+    /// [`Self::in_links`]): the neighbour across it; on a unidirectional
+    /// torus, the one at -1 in the dimension for its - link.
+    pub fn sender(&self, node: NodeId, port: Port) -> Option<NodeId> {
+        match port {
+            Port::Link {
+                dim,
+                dir: Dir::Minus,
+            } if self.is_one_way() && (dim as usize) < self.n() => {
+                let d = dim as usize;
+                let c = self.coord(node, d);
+                let back = (c + self.radix - 1) % self.radix;
+                Some(node - c * self.stride[d] + back * self.stride[d])
+            }
+            _ => self.neighbour(node, port),
+        }
+    }
+
+    /// Link ports `node` sends on.
     pub fn links(&self, node: NodeId) -> Vec<Port> {
         let mut out = Vec::with_capacity(2 * self.n());
         for d in 0..self.n() {
@@ -344,7 +376,8 @@ impl Network {
 
     /// Minimal directions in dimension `dim` from `node` to `dest`:
     /// `(plus, minus, hops)`. On a torus with an even radix a destination
-    /// k/2 away is minimal both ways.
+    /// k/2 away is minimal both ways; on a unidirectional torus + is the
+    /// only way, `(b - a) mod k` hops.
     pub fn minimal_dirs(&self, node: NodeId, dest: NodeId, dim: usize) -> (bool, bool, u32) {
         let a = self.coord(node, dim);
         let b = self.coord(dest, dim);
@@ -356,6 +389,9 @@ impl Network {
         }
         let k = self.radix;
         let fwd = (b + k - a) % k;
+        if self.is_one_way() {
+            return (true, false, fwd);
+        }
         let back = k - fwd;
         (fwd <= back, back <= fwd, fwd.min(back))
     }

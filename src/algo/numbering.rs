@@ -8,21 +8,26 @@ use crate::spec::Topology;
 
 /// Interface number of a relation port (docs/interface.md, "Ports"): 0
 /// local; on meshes and tori `2d+1` toward +d and `2d+2` toward -d; on a
-/// hypercube `d+1` for dimension d's one link.
+/// hypercube `d+1` for dimension d's one link; on a unidirectional torus
+/// `d+1` for dimension d's pair, out toward + and in from -.
 pub fn port_number(topology: Topology, port: Port) -> usize {
     match port {
         Port::Local => 0,
-        Port::Link { dim, .. } if topology == Topology::Hypercube => 1 + dim as usize,
+        Port::Link { dim, .. } if topology.links_per_dim() == 1 => 1 + dim as usize,
         Port::Link { dim, dir } => 1 + 2 * dim as usize + usize::from(dir == Dir::Minus),
     }
 }
 
-/// Interface port `p` of the router at `node` as a relation port (the
-/// inverse of [`port_number`]). A hypercube's port `d+1` leads toward +d
-/// from a node whose bit d is 0, toward -d otherwise.
+/// Interface port `p` of the router at `node` as a relation port, the
+/// way it sends (the inverse of [`port_number`]). A hypercube's port `d+1`
+/// leads toward +d from a node whose bit d is 0, toward -d otherwise; a
+/// unidirectional torus's toward +d.
 pub fn port_at(net: &Network, node: NodeId, p: usize) -> Port {
     if p == 0 {
         return Port::Local;
+    }
+    if net.is_one_way() {
+        return Port::link(p - 1, Dir::Plus);
     }
     if net.topology == Topology::Hypercube {
         let d = p - 1;
@@ -37,12 +42,24 @@ pub fn port_at(net: &Network, node: NodeId, p: usize) -> Port {
     Port::link((p - 1) / 2, dir)
 }
 
+/// Interface port `p` of the router at `node` as a relation port, the
+/// way it receives: the link toward the routers that send into it. The
+/// same link as [`port_at`] except on a unidirectional torus, whose port
+/// `d+1` receives from -d.
+pub fn in_port_at(net: &Network, node: NodeId, p: usize) -> Port {
+    if p != 0 && net.is_one_way() {
+        return Port::link(p - 1, Dir::Minus);
+    }
+    port_at(net, node, p)
+}
+
 /// The port at the far end of link port `p`: the opposite direction of
 /// the same dimension (a hypercube dimension has one port, the same at
-/// both ends).
+/// both ends; a unidirectional torus's port `d+1` sends into the
+/// neighbour's port `d+1`).
 pub fn far_port(topology: Topology, p: usize) -> usize {
     match topology {
-        Topology::Hypercube => p,
+        _ if topology.links_per_dim() == 1 => p,
         _ if p % 2 == 1 => p + 1,
         _ => p - 1,
     }
@@ -88,7 +105,7 @@ pub fn deciding_inputs(rel: &Relation, node: NodeId) -> Vec<Input> {
 /// existing link on each of the relation's VCs.
 pub fn arrival_inputs(rel: &Relation, node: NodeId) -> Vec<Input> {
     let mut all = vec![Input::INJECTED];
-    for q in rel.net.links(node) {
+    for q in rel.net.in_links(node) {
         for vc in 0..rel.vcs {
             all.push(input_through(q, vc));
         }

@@ -84,6 +84,9 @@ impl RoutingAlgorithm for PlanarAdaptive {
                     .into(),
             );
         }
+        if topology == Topology::UniTorus {
+            return Err(super::routing::one_way_refusal("planar-adaptive routing"));
+        }
         if topology == Topology::Hypercube {
             return Err(
                 "planar-adaptive routing is defined on meshes and tori (Chien and Kim, \

@@ -143,23 +143,29 @@ pub enum ChienModel {
     },
 }
 
+/// Why an algorithm that chooses among directions is not built on a
+/// unidirectional torus, for its [`RoutingAlgorithm::supports`].
+pub fn one_way_refusal(title: &str) -> String {
+    format!(
+        "{title} is built here for networks whose links run both ways; a \
+         unidirectional torus carries traffic toward + only: use algorithm = dor \
+         there, or topology = torus"
+    )
+}
+
 /// Dateline classes per ring: 2 on a torus with the dateline rule in place
 /// (survey §8, Cray T3D), else 1.
 pub fn dateline_classes(topology: Topology, knobs: Knobs) -> usize {
-    if topology == Topology::Torus && knobs.dateline {
+    if topology.wraps() && knobs.dateline {
         2
     } else {
         1
     }
 }
 
-/// Physical links per dimension at a node: two, one on a hypercube.
+/// Physical links per dimension at a node ([`Topology::links_per_dim`]).
 pub fn links_per_dim(topology: Topology) -> u32 {
-    if topology == Topology::Hypercube {
-        1
-    } else {
-        2
-    }
+    topology.links_per_dim()
 }
 
 /// One crossbar from every input to every output: the local port and

@@ -41,6 +41,7 @@ impl RoutingAlgorithm for StarChannels {
     fn supports(&self, topology: Topology, _: u32) -> Result<(), String> {
         match topology {
             Topology::Torus => Ok(()),
+            Topology::UniTorus => Err(super::routing::one_way_refusal("*-channels")),
             Topology::Mesh | Topology::Hypercube => Err(
                 "*-channels is defined on tori (Gravano et al., survey §6.1); on a mesh \
                  use duato, the same escape-channel scheme without wraparound"

@@ -240,6 +240,9 @@ pub(crate) fn supports(
             "{name} names compass directions of a 2-D mesh (survey §6.2), so it needs \
              dims = 2; negative-first is the turn-model variant for any dimension"
         )),
+        Topology::UniTorus => Err(super::routing::one_way_refusal(&format!(
+            "the turn model ({name})"
+        ))),
         Topology::Hypercube if compass => Err(format!(
             "{name} names compass directions of a 2-D mesh (survey §6.2); on a \
              hypercube use negative-first"

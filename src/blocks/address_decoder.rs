@@ -204,10 +204,7 @@ impl DecoderShape {
         let coord_bits = crate::interface::coord_bits(topology, radix) as usize;
         let field_bits = crate::interface::HeadFormat::new(topology, dims as u32, radix, addressing)
             .field_bits() as usize;
-        let ports = match topology {
-            Topology::Hypercube => dims + 1,
-            _ => 2 * dims + 1,
-        };
+        let ports = crate::interface::physical_ports(topology, dims as u32) as usize;
         DecoderShape {
             topology,
             dims,
@@ -308,6 +305,20 @@ impl DecoderShape {
                     2
                 } else {
                     1
+                }
+            }
+            (Topology::UniTorus, _) => {
+                // The wraparound link lies ahead when the hops left reach
+                // past k - 1 (relative), or the destination is behind
+                // (absolute).
+                let (done, wraps) = match self.addressing {
+                    Addressing::Relative => (h == 0, self.node_key && h + a >= k),
+                    Addressing::Absolute => (h == a, h < a),
+                };
+                match (done, wraps) {
+                    (true, _) => 0,
+                    (false, false) => 1,
+                    (false, true) => 2,
                 }
             }
             (Topology::Torus, Addressing::Absolute) => {
@@ -487,6 +498,23 @@ impl DecoderShape {
                     "(h${d} == {f}'d0) ? 3'd0 : ({tie} ? {tie_code} : (h${d}[{}] ? {minus} : {plus}))",
                     f - 1
                 )
+            }
+            (Topology::UniTorus, Addressing::Relative) if uses_node => {
+                let _ = writeln!(
+                    s,
+                    "    wire [{f}:0] s${d} = {{1'b0, h${d}}} + {{{}'d0, a${d}}};",
+                    f + 1 - c
+                );
+                format!(
+                    "(h${d} == {f}'d0) ? 3'd0 : ((s${d} >= {}'d{k}) ? 3'd2 : 3'd1)",
+                    f + 1
+                )
+            }
+            (Topology::UniTorus, Addressing::Relative) => {
+                format!("(h${d} == {f}'d0) ? 3'd0 : 3'd1")
+            }
+            (Topology::UniTorus, Addressing::Absolute) => {
+                format!("(h${d} == a${d}) ? 3'd0 : ((h${d} < a${d}) ? 3'd2 : 3'd1)")
             }
             (Topology::Torus, Addressing::Absolute) => {
                 let c1 = c + 1;
@@ -799,7 +827,9 @@ impl HeaderUpdate {
     pub fn new(shape: &DecoderShape, port: usize) -> Self {
         let step = if port == 0 || shape.addressing == Addressing::Absolute {
             None
-        } else if shape.topology == Topology::Hypercube {
+        } else if shape.topology.links_per_dim() == 1 {
+            // One link per dimension: a hypercube's (the bit is cleared
+            // whichever way) or a unidirectional torus's, toward +.
             Some((port - 1, 1))
         } else {
             Some(((port - 1) / 2, if port % 2 == 1 { 1 } else { -1 }))
@@ -933,6 +963,12 @@ mod tests {
                 (false, 0) => 1,
                 _ => 3,
             },
+            // + only: the wraparound link lies ahead when b is behind a.
+            Topology::UniTorus => match b.cmp(&a) {
+                std::cmp::Ordering::Equal => 0,
+                std::cmp::Ordering::Greater => 1,
+                std::cmp::Ordering::Less => 2,
+            },
             Topology::Torus => {
                 if a == b {
                     return 0;
@@ -974,6 +1010,9 @@ mod tests {
             (Topology::Torus, 5),
             (Topology::Torus, 8),
             (Topology::Hypercube, 2),
+            (Topology::UniTorus, 2),
+            (Topology::UniTorus, 4),
+            (Topology::UniTorus, 5),
         ] {
             for addressing in [Addressing::Relative, Addressing::Absolute] {
                 let shape = DecoderShape::new(topology, 2, k, addressing, 1, true);
@@ -985,6 +1024,7 @@ mod tests {
                             (_, Addressing::Absolute) => vec![b],
                             (Topology::Hypercube, _) => vec![i64::from(a != b)],
                             (Topology::Mesh, _) => vec![b - a],
+                            (Topology::UniTorus, _) => vec![(b - a).rem_euclid(k as i64)],
                             (Topology::Torus, _) => {
                                 let fwd = (b - a).rem_euclid(k as i64);
                                 let back = k as i64 - fwd;

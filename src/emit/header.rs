@@ -138,6 +138,8 @@ pub fn port_names(spec: &RouterSpec) -> Vec<String> {
     for d in 0..spec.dims {
         if spec.topology == Topology::Hypercube {
             out.push(format!("p{} dim {d}", d + 1));
+        } else if spec.topology == Topology::UniTorus {
+            out.push(format!("p{} +{d} out, from -{d} in", d + 1));
         } else {
             out.push(format!("p{} +{d}", 2 * d + 1));
             out.push(format!("p{} -{d}", 2 * d + 2));

@@ -18,14 +18,10 @@ fn port_label(spec: &RouterSpec, p: usize) -> String {
     if p == 0 {
         return "local".into();
     }
-    let d = (p - 1)
-        / if spec.topology == Topology::Hypercube {
-            1
-        } else {
-            2
-        };
+    let d = (p - 1) / spec.topology.links_per_dim() as usize;
     match spec.topology {
         Topology::Hypercube => format!("dim {}", p - 1),
+        Topology::UniTorus => format!("+{d}"),
         _ if (p - 1) % 2 == 0 => format!("+{d}"),
         _ => format!("-{d}"),
     }
@@ -285,10 +281,11 @@ pub fn render(spec: &RouterSpec, table: &CompiledTable) -> String {
 /// the VC-port core (src/router/sliced.rs, planes.rs, vcports.rs).
 fn slices(c: &mut Canvas, spec: &RouterSpec, p: usize, v: usize, at: (f64, f64), size: (f64, f64)) {
     let n = spec.dims as usize;
-    let hyper = spec.topology == Topology::Hypercube;
     let link = |d: usize| -> String {
-        if hyper {
+        if spec.topology == Topology::Hypercube {
             format!("p{} dim {d}", d + 1)
+        } else if spec.topology == Topology::UniTorus {
+            format!("p{} +{d}", d + 1)
         } else {
             format!("p{} +{d}, p{} -{d}", 2 * d + 1, 2 * d + 2)
         }
@@ -311,7 +308,7 @@ fn slices(c: &mut Canvas, spec: &RouterSpec, p: usize, v: usize, at: (f64, f64),
             .collect(),
         _ => (0..n)
             .map(|d| {
-                let k = if hyper { 2 } else { 3 };
+                let k = spec.topology.links_per_dim() + 1;
                 (
                     format!("slice {d}: dimension {d}, {k} x {k} crossbar"),
                     format!("ports: local, {}", link(d)),
@@ -372,7 +369,7 @@ fn organization_lines(spec: &RouterSpec, p: usize, v: usize) -> Vec<String> {
             out
         }
         RouterDatapath::Sliced => {
-            let k = if spec.topology == Topology::Hypercube { 2 } else { 3 };
+            let k = spec.topology.links_per_dim() + 1;
             let mut out = vec![format!(
                 "Built as Chien §5.1 dimension slices: {n} routers of 1-D networks, each a {k} x {k} crossbar, \
                  chained through their local ports (injection -> slice 0 -> ... -> slice {} -> ejection):",
@@ -381,6 +378,8 @@ fn organization_lines(spec: &RouterSpec, p: usize, v: usize) -> Vec<String> {
             for d in 0..n {
                 out.push(if spec.topology == Topology::Hypercube {
                     format!("  slice {d}: ports local (inter-slice channel, {v} VCs), dim {d}")
+                } else if spec.topology == Topology::UniTorus {
+                    format!("  slice {d}: ports local (inter-slice channel, {v} VCs), +{d}")
                 } else {
                     format!("  slice {d}: ports local (inter-slice channel, {v} VCs), +{d}, -{d}")
                 });

@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use crate::algo::{Hop, Input, Network, NodeId, Port, Relation};
 use crate::blocks::cosim::SplitMix64;
 use crate::error::Result;
-use crate::interface::{entry_port, input_through, port_at, port_number, HeadFormat};
+use crate::interface::{entry_port, in_port_at, input_through, port_number, HeadFormat};
 use crate::router::lookahead::field_at;
 use crate::spec::{bits_for, Addressing, Algorithm, RouterSpec};
 
@@ -127,11 +127,11 @@ pub fn build_against(spec: &RouterSpec, checker: Algorithm) -> Result<Stimulus> 
     // Destinations per input VC k = q V + c, in queue order.
     let mut queues: Vec<Vec<(NodeId, Input)>> = vec![Vec::new(); p * v];
     for q in 0..p {
-        let here = port_at(&net, node, q);
+        let here = in_port_at(&net, node, q);
         let upstream = match here {
             Port::Local => None,
             // A mesh edge (no neighbour): the network ties this link off.
-            _ => match net.neighbour(node, here) {
+            _ => match net.sender(node, here) {
                 None => continue,
                 some => some,
             },
@@ -460,8 +460,8 @@ mod tests {
                     .collect();
                 // The upstream router across port q and the hops it may take
                 // toward us, written out again here.
-                let here = port_at(&net, st.node, q);
-                let up = net.neighbour(st.node, here);
+                let here = in_port_at(&net, st.node, q);
+                let up = net.sender(st.node, here);
                 let travelling = entry_port(here);
                 let input = input_through(here, c as u8);
                 let mut wanted = BTreeSet::new();

@@ -240,11 +240,7 @@ pub fn inventory(input: &ModelInput) -> Vec<(Module, u32, Option<u32>)> {
     let f = org.freedom;
     let v = input.vcs;
     let adaptive = input.algorithm.adaptivity() != Adaptivity::Deterministic;
-    let links_per_dim = if input.topology == Topology::Hypercube {
-        1
-    } else {
-        2
-    };
+    let links_per_dim = input.topology.links_per_dim();
     let vc_per_crossbar = match org.datapath {
         Datapath::DimensionSlices | Datapath::PlaneSlices => links_per_dim,
         Datapath::Unified => links_per_dim * input.dims + 1,

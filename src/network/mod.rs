@@ -13,7 +13,7 @@ pub mod replay;
 
 use serde::Serialize;
 
-use crate::algo::numbering::{far_port, port_at};
+use crate::algo::numbering::{far_port, in_port_at};
 use crate::algo::{Network, NodeId};
 use crate::error::{Error, Result};
 use crate::limits::MAX_LINK_STAGES;
@@ -90,7 +90,7 @@ pub fn links(net: &Network, ports: usize) -> Vec<Link> {
     for n in 0..net.nodes() {
         let node: NodeId = n;
         for p in 1..ports {
-            if let Some(m) = net.neighbour(node, port_at(net, node, p)) {
+            if let Some(m) = net.sender(node, in_port_at(net, node, p)) {
                 let f = far_port(net.topology, p);
                 out.push(Link {
                     to: n as usize * ports + p,
@@ -229,10 +229,10 @@ fn shape(spec: &RouterSpec) -> String {
             "{}-ary {}-D {}",
             spec.radix,
             spec.dims,
-            if t == Topology::Torus {
-                "torus"
-            } else {
-                "mesh"
+            match t {
+                Topology::Torus => "torus",
+                Topology::UniTorus => "unidirectional torus",
+                _ => "mesh",
             }
         ),
     }

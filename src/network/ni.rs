@@ -120,6 +120,10 @@ pub fn verilog(spec: &RouterSpec, ni: &str) -> Result<String> {
             "torus",
             "each field the shorter offset around the ring, +k/2 on a tie, two's complement",
         ),
+        (Addressing::Relative, Topology::UniTorus) => (
+            "unitorus",
+            "each field the hops left toward +, (dest - here) mod k, unsigned",
+        ),
     };
     // Node ids index the acknowledgement flags directly.
     let node_space = 1u64 << nb;

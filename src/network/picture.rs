@@ -15,7 +15,7 @@ use super::{links, Endpoints, NetworkParams};
 use crate::algo::numbering::port_at;
 use crate::algo::{Network, NodeId, Port};
 use crate::emit::canvas::Canvas;
-use crate::spec::{RouterSpec, Topology};
+use crate::spec::RouterSpec;
 
 /// Spacing of neighbouring nodes, the gap between planes, a node's box.
 const UNIT: f64 = 110.0;
@@ -74,7 +74,7 @@ pub fn render(spec: &RouterSpec, params: &NetworkParams, net: &Network) -> Strin
             } else {
                 ""
             },
-            if spec.topology == Topology::Torus {
+            if spec.topology.wraps() {
                 "wrap-around or across planes"
             } else {
                 "across planes"
@@ -188,7 +188,7 @@ mod tests {
     }
 
     /// One line or curve per pair of neighbours, as many as the topology
-    /// has (mesh n k^(n-1) (k-1), torus n k^n for k > 2, hypercube
+    /// has (mesh n k^(n-1) (k-1), torus, either way, n k^n for k > 2, hypercube
     /// n 2^(n-1)); a box per node; every curve's peak inside the drawing
     /// and below its legend.
     #[test]
@@ -199,11 +199,12 @@ mod tests {
             (Topology::Torus, 2, 3),
             (Topology::Torus, 3, 4),
             (Topology::Hypercube, 4, 2),
+            (Topology::UniTorus, 2, 4),
         ] {
             let (svg, nodes) = drawing(t, n, k);
             let links = match t {
                 Topology::Mesh => n * k.pow(n - 1) * (k - 1),
-                Topology::Torus => n * k.pow(n),
+                Topology::Torus | Topology::UniTorus => n * k.pow(n),
                 Topology::Hypercube => n * 2u32.pow(n - 1),
             };
             let lines = svg.lines().filter(|l| l.starts_with("<line ")).count();

@@ -214,7 +214,9 @@ pub struct NextNode {
 impl NextNode {
     /// The neighbour across `port` (1 to P - 1) of a decoder of `shape`.
     pub fn new(shape: &DecoderShape, port: usize) -> Self {
-        let (dim, plus) = if shape.topology == Topology::Hypercube {
+        // One port per dimension: a hypercube's, or a unidirectional
+        // torus's toward +.
+        let (dim, plus) = if shape.topology.links_per_dim() == 1 {
             (port - 1, true)
         } else {
             ((port - 1) / 2, port % 2 == 1)
@@ -239,7 +241,9 @@ impl NextNode {
         let back = (self.radix - 1) * unit;
         let next = match (self.topology, self.plus) {
             (Topology::Hypercube, _) => node ^ unit,
-            (Topology::Torus, true) if coord == self.radix - 1 => node.wrapping_sub(back),
+            (Topology::Torus | Topology::UniTorus, true) if coord == self.radix - 1 => {
+                node.wrapping_sub(back)
+            }
             (Topology::Torus, false) if coord == 0 => node.wrapping_add(back),
             (_, true) => node.wrapping_add(unit),
             (_, false) => node.wrapping_sub(unit),
@@ -255,7 +259,7 @@ impl NextNode {
         let coord = format!("{x}[{}:{at}]", at + c - 1);
         match (self.topology, self.plus) {
             (Topology::Hypercube, _) => format!("({x} ^ {w}'d{unit})"),
-            (Topology::Torus, true) => format!(
+            (Topology::Torus | Topology::UniTorus, true) => format!(
                 "(({coord} == {c}'d{}) ? {x} - {w}'d{back} : {x} + {w}'d{unit})",
                 self.radix - 1
             ),

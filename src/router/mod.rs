@@ -420,53 +420,75 @@ fn compile_with(spec: &RouterSpec, knobs: Knobs) -> Result<CompiledTable> {
 /// and hypercubes), V = the algorithm's minimum and one more, relative and
 /// absolute addressing, radix 4 on meshes and tori, flit widths 16, 32 and
 /// 64 taken in turn (124 configurations); dimension order sliced
-/// (`datapath = sliced`) on a 3-D torus and a 4-cube; and a crossbar port
-/// per VC (`datapath = vc-ports`) for *-channels on a 2-D torus and Duato
-/// on a 3-D mesh and a 3-cube (129 in all).
+/// (`datapath = sliced`) on a 3-D torus and a 4-cube; a crossbar port per
+/// VC (`datapath = vc-ports`) for *-channels on a 2-D torus and Duato on a
+/// 3-D mesh and a 3-cube (129); and the unidirectional tori, n = 2 and 3,
+/// last, so that the configurations before them keep their flit widths
+/// (137 in all).
 pub fn matrix() -> Vec<RouterSpec> {
     use crate::spec::names::Named;
-    use crate::spec::{Addressing, Algorithm, SpecInput};
+    use crate::spec::Algorithm;
     let mut out = Vec::new();
+    let bidirectional = Topology::all()
+        .into_iter()
+        .filter(|&t| t != Topology::UniTorus);
     for algorithm in Algorithm::all() {
-        for topology in Topology::all() {
+        for topology in bidirectional.clone() {
             let dims: &[u32] = match topology {
                 Topology::Torus => &[2, 3],
                 _ => &[2, 3, 4],
             };
-            for &n in dims {
-                if algorithm.supports(topology, n).is_err() {
-                    continue;
-                }
-                let min = algorithm.min_vcs(topology, n);
-                for vcs in [min, min + 1] {
-                    for addressing in Addressing::all() {
-                        let w = ROUTER_FLIT_WIDTHS[out.len() % ROUTER_FLIT_WIDTHS.len()];
-                        let spec = SpecInput {
-                            topology: Some(topology),
-                            dims: Some(n as i64),
-                            radix: Some(if topology == Topology::Hypercube {
-                                2
-                            } else {
-                                4
-                            }),
-                            algorithm: Some(algorithm),
-                            vcs: Some(vcs as i64),
-                            flit_width: Some(w as i64),
-                            addressing: Some(addressing),
-                            ..SpecInput::default()
-                        }
-                        .resolve()
-                        .expect("matrix specs are valid")
-                        .spec;
-                        out.push(spec);
-                    }
-                }
-            }
+            matrix_family(&mut out, algorithm, topology, dims);
         }
     }
     out.extend(sliced::samples());
     out.extend(vcports::samples());
+    for algorithm in Algorithm::all() {
+        matrix_family(&mut out, algorithm, Topology::UniTorus, &[2, 3]);
+    }
     out
+}
+
+/// Appends to `out` the matrix's routers of `algorithm` on `topology` with
+/// `dims` dimensions where the algorithm supports it: V = its minimum and
+/// one more, relative and absolute addressing, flit widths in turn.
+fn matrix_family(
+    out: &mut Vec<RouterSpec>,
+    algorithm: crate::spec::Algorithm,
+    topology: Topology,
+    dims: &[u32],
+) {
+    use crate::spec::names::Named;
+    use crate::spec::{Addressing, SpecInput};
+    for &n in dims {
+        if algorithm.supports(topology, n).is_err() {
+            continue;
+        }
+        let min = algorithm.min_vcs(topology, n);
+        for vcs in [min, min + 1] {
+            for addressing in Addressing::all() {
+                let w = ROUTER_FLIT_WIDTHS[out.len() % ROUTER_FLIT_WIDTHS.len()];
+                let spec = SpecInput {
+                    topology: Some(topology),
+                    dims: Some(n as i64),
+                    radix: Some(if topology == Topology::Hypercube {
+                        2
+                    } else {
+                        4
+                    }),
+                    algorithm: Some(algorithm),
+                    vcs: Some(vcs as i64),
+                    flit_width: Some(w as i64),
+                    addressing: Some(addressing),
+                    ..SpecInput::default()
+                }
+                .resolve()
+                .expect("matrix specs are valid")
+                .spec;
+                out.push(spec);
+            }
+        }
+    }
 }
 
 /// Verilator waivers for the router's rust-hdl modules, with their reasons.

@@ -117,13 +117,9 @@ pub fn samples() -> Vec<RouterSpec> {
     .collect()
 }
 
-/// Links per dimension: two on meshes and tori, one on a hypercube.
+/// Links per dimension ([`Topology::links_per_dim`]).
 fn links_per_dim(spec: &RouterSpec) -> usize {
-    if spec.topology == Topology::Hypercube {
-        1
-    } else {
-        2
-    }
+    spec.topology.links_per_dim() as usize
 }
 
 /// Dimension slices: n unified routers of 1-D networks behind the router's

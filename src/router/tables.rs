@@ -575,6 +575,10 @@ pub struct EsContents {
     /// Bits of one coordinate (of `node_id` and of an absolute address
     /// field).
     pub coord_bits: usize,
+    /// The decoder's state code ([`crate::blocks::address_decoder`]) of a
+    /// dimension whose destination coordinate is below the router's
+    /// ([`below_code`]).
+    pub below: u32,
     /// Reset contents, entry by entry (full and meta tables: those of
     /// node 0).
     pub entries: Vec<Entry>,
@@ -623,7 +627,7 @@ impl EsContents {
                         let code = match s {
                             Sign::Zero => 0,
                             Sign::Plus => 1,
-                            Sign::Minus => 3,
+                            Sign::Minus => self.below,
                         };
                         key | code << (CODE_BITS * d)
                     });
@@ -820,9 +824,22 @@ fn vc_list(mask: u32, vcs: usize) -> String {
     }
 }
 
+/// The decoder's state code of a dimension whose destination coordinate is
+/// below the router's, with absolute addressing: 3 (-) on meshes and
+/// hypercubes, 2 (+ across the wraparound link) on a unidirectional torus.
+/// With 0 (equal) and 1 (above) it makes the sign vector that indexes the
+/// economical-storage table (LAPSES §5.2.1).
+pub fn below_code(topology: crate::spec::Topology) -> u32 {
+    if topology == crate::spec::Topology::UniTorus {
+        2
+    } else {
+        3
+    }
+}
+
 /// The economical-storage contents of `table`, whose key must be the sign
-/// vector (meshes and hypercubes with absolute addressing: codes 0, 1, 3
-/// only), or why the table cannot hold it.
+/// vector (codes 0, 1 and [`below_code`] only), or why the table cannot
+/// hold it.
 pub fn economical(table: &CompiledTable) -> Result<EsContents> {
     let shape = &table.shape;
     let (n, p, v) = (shape.dims, shape.ports, shape.vcs);
@@ -834,13 +851,14 @@ pub fn economical(table: &CompiledTable) -> Result<EsContents> {
     }
     // Per entry: the VCs permitted on each port (0 where the port is not).
     let mut wanted: Vec<Vec<u32>> = vec![vec![0; p]; 3usize.pow(n as u32)];
+    let below = below_code(shape.topology);
     for r in &table.rows {
         let mut e = 0;
         for d in (0..n).rev() {
             let s = match (r.key >> (CODE_BITS * d)) & 7 {
                 0 => 0,
                 1 => 1,
-                3 => 2,
+                code if code == below => 2,
                 code => {
                     return Err(Error::invalid(format!(
                         "routing key {:#x} has code {code} in dimension {d}: the \
@@ -867,6 +885,7 @@ pub fn economical(table: &CompiledTable) -> Result<EsContents> {
         vcs: v,
         radix: shape.radix,
         coord_bits: shape.coord_bits,
+        below: below_code(shape.topology),
         entries,
         by_node: Vec::new(),
         classes,
@@ -966,6 +985,7 @@ fn by_node(
         vcs: v,
         radix: shape.radix,
         coord_bits: shape.coord_bits,
+        below: below_code(shape.topology),
         entries: by_node[0].1.clone(),
         by_node,
         classes,

@@ -457,18 +457,26 @@ impl NetlistEngine {
             link_inputs.extend(near.flit_nets());
             link_inputs.extend(&near.credit);
             for (q, far) in outputs.iter().enumerate().skip(1) {
-                let mut deltas: std::collections::BTreeMap<isize, Vec<u64>> = Default::default();
-                for lane in 0..lanes {
-                    let node = lane % nodes;
-                    if let Some((m, mq)) = w.link[node * ports + p] {
-                        if mq == q {
-                            let d = m as isize - node as isize;
-                            deltas.entry(d).or_insert_with(|| vec![0; blocks])[lane / 64] |=
-                                1 << (lane % 64);
+                // Lanes whose port p is fed by port q (flits), and lanes
+                // whose port p sends into port q (credits come back from
+                // there): the same links unless the rings run one way.
+                let shifts = |table: &[Option<(crate::algo::NodeId, usize)>]| {
+                    let mut deltas: std::collections::BTreeMap<isize, Vec<u64>> =
+                        Default::default();
+                    for lane in 0..lanes {
+                        let node = lane % nodes;
+                        if let Some((m, mq)) = table[node * ports + p] {
+                            if mq == q {
+                                let d = m as isize - node as isize;
+                                deltas.entry(d).or_insert_with(|| vec![0; blocks])[lane / 64] |=
+                                    1 << (lane % 64);
+                            }
                         }
                     }
-                }
-                if deltas.is_empty() {
+                    deltas.into_iter().collect::<Vec<_>>()
+                };
+                let (flit_shifts, credit_shifts) = (shifts(&w.feed), shifts(&w.link));
+                if flit_shifts.is_empty() && credit_shifts.is_empty() {
                     continue;
                 }
                 let (a, b) = (near.flit_nets(), far.flit_nets());
@@ -480,12 +488,21 @@ impl NetlistEngine {
                 }
                 // Flits travel from q's outputs to p's inputs; credits
                 // from q's in_credit to p's out_credit.
-                let mut pairs: Vec<(usize, usize)> = a.into_iter().zip(b).collect();
-                pairs.extend(ac.iter().copied().zip(bc.iter().copied()));
-                links.push(LinkGroup {
-                    pairs,
-                    shifts: deltas.into_iter().collect(),
-                });
+                let flits: Vec<(usize, usize)> = a.into_iter().zip(b).collect();
+                let credits: Vec<(usize, usize)> =
+                    ac.iter().copied().zip(bc.iter().copied()).collect();
+                if flit_shifts == credit_shifts {
+                    links.push(LinkGroup {
+                        pairs: [flits, credits].concat(),
+                        shifts: flit_shifts,
+                    });
+                } else {
+                    for (pairs, shifts) in [(flits, flit_shifts), (credits, credit_shifts)] {
+                        if !shifts.is_empty() {
+                            links.push(LinkGroup { pairs, shifts });
+                        }
+                    }
+                }
             }
         }
         let local_inputs: Vec<usize> = inputs[0]

@@ -130,16 +130,18 @@ fn cycle<const W: usize>(
         r.rst.next = rst;
         for q in 0..p {
             // What arrives on port q, and the credits for output port q.
+            // Flits come from the port feeding q; credits from the port q
+            // sends into (the same one unless the rings run one way).
             let (f, credit) = if q == 0 {
                 (inject[node], eject_credit[node])
             } else {
-                match wiring.link[node * p + q] {
-                    Some((m, mq)) => {
-                        let k = m as usize * p + mq;
-                        (out.flits[k], out.credits[k])
-                    }
-                    None => (Flit::default(), 0),
-                }
+                let at = |end: Option<(crate::algo::NodeId, usize)>| {
+                    end.map(|(m, mq)| m as usize * p + mq)
+                };
+                (
+                    at(wiring.feed[node * p + q]).map_or_else(Flit::default, |k| out.flits[k]),
+                    at(wiring.link[node * p + q]).map_or(0, |k| out.credits[k]),
+                )
             };
             r.in_valid[q].next = f.valid;
             r.in_head[q].next = f.head;

@@ -79,8 +79,9 @@ pub fn shim(top: &str, ports: usize, has_node: bool) -> String {
                 .to_string()
         } else {
             format!(
-                "        {{ const int32_t k = n->link[i * P + {p}]; const uint64_t dd = k < 0 ? 0 : od[k]; \
-                 const uint32_t ff = k < 0 ? 0 : of[k]; const uint32_t cc = k < 0 ? 0 : oc[k];\n"
+                "        {{ const int32_t k = n->feed[i * P + {p}]; const int32_t s = n->link[i * P + {p}]; \
+                 const uint64_t dd = k < 0 ? 0 : od[k]; const uint32_t ff = k < 0 ? 0 : of[k]; \
+                 const uint32_t cc = s < 0 ? 0 : oc[s];\n"
             )
         };
         set.push_str(&src);
@@ -114,13 +115,17 @@ struct Net {{
     std::vector<VerilatedContext *> ctx;
     std::vector<V{top}_tick *> r;
     std::vector<int32_t> link;
+    std::vector<int32_t> feed;
 }};
 
 extern "C" {{
-// nodes routers; link[i * P + p] = m * P + q (the port across the link) or -1.
-void *rg_new(int nodes, const int32_t *link, const uint64_t *node_id) {{
+// nodes routers; link[i * P + p] = m * P + q, the port that port p sends
+// into (its credits come back from there), or -1; feed[i * P + p], the
+// port that sends into port p (the same unless the rings run one way).
+void *rg_new(int nodes, const int32_t *link, const int32_t *feed, const uint64_t *node_id) {{
     Net *n = new Net;
     n->link.assign(link, link + nodes * P);
+    n->feed.assign(feed, feed + nodes * P);
     for (int i = 0; i < nodes; i++) {{
         n->ctx.push_back(new VerilatedContext);
         n->r.push_back(new V{top}_tick{{n->ctx[i]}});
@@ -242,7 +247,7 @@ pub fn build(spec: &RouterSpec, table: &CompiledTable) -> Result<PathBuf> {
     )
 }
 
-type NewFn = unsafe extern "C" fn(c_int, *const i32, *const u64) -> *mut c_void;
+type NewFn = unsafe extern "C" fn(c_int, *const i32, *const i32, *const u64) -> *mut c_void;
 type FreeFn = unsafe extern "C" fn(*mut c_void);
 type OutFn = unsafe extern "C" fn(*mut c_void, c_int, c_int, *mut u64, *mut u32, *mut u32);
 type EvalFn = unsafe extern "C" fn(
@@ -307,17 +312,25 @@ impl VerilatorEngine {
                 lib.function::<EvalFn>("rg_eval")?,
             )
         };
-        let link: Vec<i32> = w
-            .link
-            .iter()
-            .map(|l| l.map_or(-1, |(m, q)| (m as usize * w.ports + q) as i32))
-            .collect();
+        let table = |t: &[Option<(u32, usize)>]| -> Vec<i32> {
+            t.iter()
+                .map(|l| l.map_or(-1, |(m, q)| (m as usize * w.ports + q) as i32))
+                .collect()
+        };
+        let (link, feed) = (table(&w.link), table(&w.feed));
         let ids: Vec<u64> = (0..w.nodes())
             .map(|n| node_id(spec, &w.net, n as u32))
             .collect();
-        // SAFETY: rg_new copies the N P link entries and reads N node ids;
+        // SAFETY: rg_new copies the N P entries of both link tables and reads N node ids;
         // the models it allocates are freed once, in Drop.
-        let net = unsafe { new(w.nodes() as c_int, link.as_ptr(), ids.as_ptr()) };
+        let net = unsafe {
+            new(
+                w.nodes() as c_int,
+                link.as_ptr(),
+                feed.as_ptr(),
+                ids.as_ptr(),
+            )
+        };
         let k = w.nodes() * w.ports;
         let threads = threads(threads_asked, w.nodes());
         let mut e = VerilatorEngine {

@@ -6,7 +6,7 @@ use crate::algo::{Network, NodeId, Port};
 use crate::error::Result;
 /// Interface port `p` of `node` as a relation port ([`port_at`]).
 pub use crate::interface::port_at as port_of;
-use crate::interface::{far_port, port_at, port_number};
+use crate::interface::{far_port, in_port_at, port_at, port_number};
 use crate::spec::RouterSpec;
 
 /// One flit on a port in one cycle (docs/interface.md, "Ports").
@@ -180,9 +180,14 @@ pub struct Wiring {
     pub ports: usize,
     /// Virtual channels V per physical channel.
     pub vcs: usize,
-    /// Per node n and port p (index n P + p): the router and port across
-    /// the link; `None` for p0 and for ports at a mesh edge (tied off).
+    /// Per node n and port p (index n P + p): the router and port that
+    /// port p sends into; `None` for p0 and for ports at a mesh edge (tied
+    /// off).
     pub link: Vec<Option<(NodeId, usize)>>,
+    /// Per node n and port p: the router and port that sends into port p.
+    /// The same as `link` where links run both ways; on a unidirectional
+    /// torus port d+1 sends toward + and receives from -.
+    pub feed: Vec<Option<(NodeId, usize)>>,
 }
 
 impl Wiring {
@@ -191,11 +196,14 @@ impl Wiring {
         let net = Network::new(spec.topology, spec.dims, spec.radix)?;
         let ports = spec.physical_ports() as usize;
         let mut link = vec![None; net.nodes() as usize * ports];
+        let mut feed = vec![None; net.nodes() as usize * ports];
         for node in 0..net.nodes() {
             for p in 1..ports {
                 let port = port_at(&net, node, p);
                 if let Some(m) = net.neighbour(node, port) {
-                    link[node as usize * ports + p] = Some((m, far_port(spec.topology, p)));
+                    let q = far_port(spec.topology, p);
+                    link[node as usize * ports + p] = Some((m, q));
+                    feed[m as usize * ports + q] = Some((node, p));
                 }
             }
         }
@@ -204,6 +212,7 @@ impl Wiring {
             ports,
             vcs: spec.vcs as usize,
             link,
+            feed,
         })
     }
 
@@ -212,9 +221,16 @@ impl Wiring {
         self.net.nodes() as usize
     }
 
-    /// The relation's name for interface port `p` of `node`.
+    /// The relation's name for interface port `p` of `node`, the way it
+    /// sends.
     pub fn port(&self, node: NodeId, p: usize) -> Port {
         port_at(&self.net, node, p)
+    }
+
+    /// The relation's name for interface port `p` of `node`, the way it
+    /// receives ([`crate::interface::in_port_at`]).
+    pub fn in_port(&self, node: NodeId, p: usize) -> Port {
+        in_port_at(&self.net, node, p)
     }
 
     /// Interface port of the relation's `port` at `node`.

@@ -408,20 +408,28 @@ fn engines_agree(s: RouterSpec, load: f64, measure: u64) -> (String, usize) {
     (c.spec.name(), v.trace.len())
 }
 
+/// A unidirectional torus: flits arrive from the - neighbour and credits
+/// come back from the + one, wired by each engine on its own.
+#[test]
+fn engines_agree_on_a_unidirectional_torus() {
+    let s = spec_on(Algorithm::DimensionOrder, Topology::UniTorus, 2, 4, 2);
+    assert!(engines_agree(s, 0.8, 1500).1 > 1000);
+}
+
 #[test]
 fn engines_agree_on_a_torus_under_duato() {
     let s = spec_on(Algorithm::Duato, Topology::Torus, 2, 4, 3);
     assert!(engines_agree(s, 0.8, 1500).1 > 2000);
 }
 
-/// Every algorithm on the 4-ary 2-D mesh and torus (where it is defined),
+/// Every algorithm on the 4-ary 2-D mesh and tori (where it is defined),
 /// at low and high load, on the rust-hdl engine: every packet delivered
 /// once, unchanged, at its destination (checked by [`run`]). The sample of
 /// the matrix below that the default suite can afford.
 #[test]
 fn every_algorithm_delivers_on_2d_meshes_and_tori_at_low_and_high_load() {
     for algorithm in Algorithm::all() {
-        for topology in [Topology::Mesh, Topology::Torus] {
+        for topology in [Topology::Mesh, Topology::Torus, Topology::UniTorus] {
             if algorithm.supports(topology, 2).is_err() {
                 continue;
             }
@@ -480,13 +488,15 @@ fn lookahead_network_carries_the_next_routers_ports_on_both_engines() {
 /// packet arrives; rust-hdl engine.
 #[test]
 fn lookahead_on_a_torus_carries_the_dateline_bits_and_delivers() {
-    let s = RouterSpec {
-        lookahead: true,
-        ..spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2)
-    };
-    let r = run_rust(&cfg(s, 0.6)).unwrap();
-    assert!(r.stats.measured_packets > 50);
-    assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
+    for topology in [Topology::Torus, Topology::UniTorus] {
+        let s = RouterSpec {
+            lookahead: true,
+            ..spec_on(Algorithm::DimensionOrder, topology, 2, 4, 2)
+        };
+        let r = run_rust(&cfg(s, 0.6)).unwrap();
+        assert!(r.stats.measured_packets > 50, "{topology}");
+        assert_eq!(r.stats.latencies.len(), r.stats.measured_packets);
+    }
 }
 
 /// The network check itself: a head leaving (0,0) by +x for (3,3) under
@@ -633,7 +643,7 @@ fn pipeline_1_engines_agree() {
 #[ignore]
 fn every_algorithm_on_meshes_and_tori_both_engines() {
     for algorithm in Algorithm::all() {
-        for topology in [Topology::Mesh, Topology::Torus] {
+        for topology in [Topology::Mesh, Topology::Torus, Topology::UniTorus] {
             for dims in [2, 3] {
                 if algorithm.supports(topology, dims).is_err() {
                     continue;

@@ -270,14 +270,18 @@ named_enum!(
 );
 
 /// Bisection channels of `net`, one direction: the links a cut through
-/// the middle of the highest dimension crosses (k^(n-1) on a mesh, twice
-/// that on a torus with its wraparound links, N/2 on a hypercube).
+/// the middle of the highest dimension crosses (k^(n-1) on a mesh and a
+/// unidirectional torus, twice that on a torus with its wraparound links,
+/// N/2 on a hypercube).
 pub fn bisection_channels(net: &Network) -> f64 {
     let n = f64::from(net.nodes());
     match net.topology {
         Topology::Hypercube => n / 2.0,
         Topology::Mesh => n / f64::from(net.radix),
         Topology::Torus => 2.0 * n / f64::from(net.radix),
+        // One link per ring crosses the cut each way: the middle one toward
+        // the far half, the wraparound one back.
+        Topology::UniTorus => n / f64::from(net.radix),
     }
 }
 

@@ -195,7 +195,7 @@ pub fn deadlock_report(
                 let input = if p == 0 {
                     Input::INJECTED
                 } else {
-                    crate::interface::input_through(w.port(node, p), c as u8)
+                    crate::interface::input_through(w.in_port(node, p), c as u8)
                 };
                 rel.hops(node, input, packets[id as usize].dest)
                     .into_iter()

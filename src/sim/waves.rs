@@ -275,13 +275,18 @@ impl Waves {
             v.push(Some(ids[k]));
         }
         for p in 0..pp {
-            let (arriving, credit_in) = match w.link[n * pp + p] {
-                _ if p == 0 => (None, None),
-                Some((m, q)) => {
-                    let far = m as usize * pp + q;
-                    (Some(engine.port_out(far)), Some(credits[far]))
-                }
-                None => (Some(Flit::default()), Some(0)),
+            // Flits from the port feeding p, credits from the port p sends
+            // into (the same one unless the rings run one way).
+            let far = |end: Option<(NodeId, usize)>| end.map(|(m, q)| m as usize * pp + q);
+            let (arriving, credit_in) = if p == 0 {
+                (None, None)
+            } else {
+                (
+                    Some(
+                        far(w.feed[n * pp + p]).map_or_else(Flit::default, |k| engine.port_out(k)),
+                    ),
+                    Some(far(w.link[n * pp + p]).map_or(0, |k| credits[k])),
+                )
             };
             v.extend(flit_values(arriving));
             v.push(Some(u64::from(credits[n * pp + p])));

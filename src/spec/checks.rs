@@ -163,7 +163,8 @@ pub(super) fn addressing(addressing: Addressing, table: TableStorage) -> Result<
     Ok(addressing)
 }
 
-/// The economical table on meshes and hypercubes of at most
+/// The economical table on meshes, hypercubes and unidirectional tori
+/// (where the sign per dimension gives the dateline class) of at most
 /// [`MAX_ECONOMICAL_DIMS`] dimensions; the full and meta tables up to
 /// their node limits.
 pub(super) fn table(
@@ -175,10 +176,10 @@ pub(super) fn table(
     let nodes = nodes(radix, dims);
     match table {
         TableStorage::Economical if topology == Topology::Torus => Err(Error::invalid(
-            "table = economical is defined for meshes and hypercubes: its index, the \
-             sign of (destination - node id) per dimension (LAPSES §5.2.1), does not \
-             give the minimal direction around a torus ring; allowed on a torus: \
-             table = none, full or meta",
+            "table = economical is defined for meshes, hypercubes and unidirectional \
+             tori: its index, the sign of (destination - node id) per dimension (LAPSES \
+             §5.2.1), does not give the minimal direction around a torus ring; allowed \
+             on a torus: table = none, full or meta",
         )),
         TableStorage::Economical if dims > MAX_ECONOMICAL_DIMS => Err(Error::invalid(format!(
             "table = economical holds 3^n entries for at most {MAX_ECONOMICAL_DIMS} \

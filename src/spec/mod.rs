@@ -32,8 +32,29 @@ named_enum!(
         Torus => "torus" ["k-ary-n-cube"],
         /// Binary n-cube (k = 2).
         Hypercube => "hypercube" ["binary-n-cube"],
+        /// k-ary n-cube whose rings carry traffic one way, +, only: Dally's
+        /// k-ary n-cube (IEEE TC 1990, §II-A), one channel per dimension out
+        /// of each node.
+        UniTorus => "unidirectional-torus" ["uni-torus"],
     }
 );
+
+impl Topology {
+    /// Link ports per dimension at a router: two (+ and -) on meshes and
+    /// bidirectional tori; one on a hypercube (the same neighbour both
+    /// ways) and on a unidirectional torus (out toward +, in from -).
+    pub fn links_per_dim(self) -> u32 {
+        match self {
+            Topology::Mesh | Topology::Torus => 2,
+            Topology::Hypercube | Topology::UniTorus => 1,
+        }
+    }
+
+    /// Whether each dimension closes into a ring through wraparound links.
+    pub fn wraps(self) -> bool {
+        matches!(self, Topology::Torus | Topology::UniTorus)
+    }
+}
 
 named_enum!(
     /// How a head flit names its destination.
@@ -176,7 +197,7 @@ impl SpecInput {
 /// the dateline class of the hop (survey §8), which the ports alone do not
 /// give.
 pub fn lookahead_field_bits(topology: Topology, ports: u32) -> u32 {
-    if topology == Topology::Torus {
+    if topology.wraps() {
         2 * ports
     } else {
         ports

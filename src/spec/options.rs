@@ -353,6 +353,7 @@ spec_options! {
             Topology::Mesh => "_mesh",
             Topology::Torus => "_torus",
             Topology::Hypercube => "_hypercube",
+            Topology::UniTorus => "_unitorus",
         },
     }
     /// Dimensions n.
@@ -371,7 +372,8 @@ spec_options! {
     radix: i64 => u32 {
         symbol: "K",
         allowed: format!(
-            "mesh 2 to {MAX_RADIX}, torus 3 to {MAX_RADIX}, hypercube 2; at most {MAX_NODES} nodes"
+            "mesh 2 to {MAX_RADIX}, torus 3 to {MAX_RADIX}, unidirectional-torus 2 to \
+             {MAX_RADIX}, hypercube 2; at most {MAX_NODES} nodes"
         ),
         default(r): if r.topology()? == Topology::Hypercube { 2 } else { 4 },
         shown: "4; 2 on a hypercube",

@@ -125,6 +125,8 @@ pub fn mean_min_hops(net: &Network) -> f64 {
             f64::from(s) / f64::from(k * k)
         }
         Topology::Hypercube => 0.5,
+        // (b - a) mod k, uniform over 0..k.
+        Topology::UniTorus => f64::from(k - 1) / 2.0,
     };
     let n = f64::from(net.nodes());
     f64::from(net.dims) * per_dim * n / (n - 1.0)
@@ -519,7 +521,8 @@ pub fn dally(scale: Scale, sim: Sim) -> Result<Report> {
                 (4, 6),
                 (2, 12),
             ],
-            vec![0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3],
+            // Table I's loads, then past saturation (Figures 16-17's plateau).
+            vec![0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5],
         ),
     };
     // Quick: 32-bit messages, so a short run still sees many of them.
@@ -534,10 +537,11 @@ pub fn dally(scale: Scale, sim: Sim) -> Result<Report> {
          |---|---|---|---|---|---|---|---|---|\n",
     );
     for (k, n) in nets {
+        // Dally's k-ary n-cubes are unidirectional (§II-A): so are these.
         let topology = if k == 2 {
             Topology::Hypercube
         } else {
-            Topology::Torus
+            Topology::UniTorus
         };
         let cube = dm::Cube {
             radix: f64::from(k),
@@ -626,10 +630,12 @@ pub fn dally(scale: Scale, sim: Sim) -> Result<Report> {
     md.push_str(
         "\nConstant bisection is emulated by message length: an L-bit message is \
          ceil(L / W) flits with W = k/2 (eq. 7); one flit per cycle per channel. \
-         Dally's networks are unidirectional; routergen's tori are bidirectional (half \
-         the average distance, twice the channels) and its routers take several cycles per \
-         hop, so the zero-load latencies differ; the contention columns subtract each \
-         side's zero-load latency. Loads the local port cannot offer are left out.\n\n\
+         The k-ary n-cubes are unidirectional tori, as Dally's are (§II-A: one channel \
+         per dimension out of each node, the average distance n(k-1)/2 of eq. 11), \
+         routed in dimension order with two dateline VCs; the binary n-cubes are \
+         hypercubes. routergen's routers take several cycles per hop, so the \
+         zero-load latencies differ; the contention columns subtract each side's \
+         zero-load latency. Loads the local port cannot offer are left out.\n\n\
          ![latency](dally-latency.svg)\n",
     );
     Ok(Report {

@@ -179,6 +179,10 @@ fn lookahead_matches_the_model() {
                 spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2),
                 16,
             ),
+            lookahead(
+                spec_on(Algorithm::DimensionOrder, Topology::UniTorus, 2, 4, 2),
+                16,
+            ),
         ],
         ("lamux_sel[8] = valloc_grant[8];", "lamux_sel[8] = 1'b0;"),
     );

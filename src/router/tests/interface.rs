@@ -16,7 +16,7 @@ pub(crate) fn interface_ports(spec: &RouterSpec) -> Vec<(String, bool, u32)> {
     };
     let mut ports = vec![("clk".to_string(), true, 1), ("rst".to_string(), true, 1)];
     let node = spec.addressing == Addressing::Absolute
-        || spec.topology == Topology::Torus
+        || matches!(spec.topology, Topology::Torus | Topology::UniTorus)
         || (spec.topology == Topology::Hypercube && spec.algorithm == Algorithm::NegativeFirst);
     if node {
         ports.push((
@@ -25,9 +25,11 @@ pub(crate) fn interface_ports(spec: &RouterSpec) -> Vec<(String, bool, u32)> {
             spec.dims * coord_bits(spec) as u32,
         ));
     }
+    // docs/interface.md, "Ports": one link port per dimension on a
+    // hypercube and a unidirectional torus, two elsewhere.
     let p = match spec.topology {
-        Topology::Hypercube => spec.dims + 1,
-        _ => 2 * spec.dims + 1,
+        Topology::Hypercube | Topology::UniTorus => spec.dims + 1,
+        Topology::Mesh | Topology::Torus => 2 * spec.dims + 1,
     };
     if spec.table != TableStorage::None {
         // Economical: 3^n entries; full: one per node. The cases below
@@ -240,7 +242,7 @@ fn the_matrix_covers_every_algorithm_and_topology_and_compiles() {
     for a in Algorithm::all() {
         for t in Topology::all() {
             for n in 2..=4u32 {
-                if a.supports(t, n).is_err() || (t == Topology::Torus && n == 4) {
+                if a.supports(t, n).is_err() || (t.wraps() && n == 4) {
                     continue;
                 }
                 let min = a.min_vcs(t, n);

@@ -118,8 +118,9 @@ fn emitted_verilog_lints_and_synthesizes_mesh_options() {
     ]);
 }
 
-/// Tori and hypercubes: dimension order, *-channels, negative-first and
-/// Duato synthesized (with the meshes' test, every algorithm and every
+/// Tori and hypercubes: dimension order (on a unidirectional torus too,
+/// with an economical table), *-channels, negative-first and Duato
+/// synthesized (with the meshes' test, every algorithm and every
 /// topology), planar-adaptive on a torus linted.
 #[test]
 fn emitted_verilog_lints_and_synthesizes_tori_and_hypercubes() {
@@ -127,6 +128,20 @@ fn emitted_verilog_lints_and_synthesizes_tori_and_hypercubes() {
         (
             spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2),
             true,
+        ),
+        (
+            spec_on(Algorithm::DimensionOrder, Topology::UniTorus, 3, 3, 2),
+            true,
+        ),
+        (
+            economical(spec_on(
+                Algorithm::DimensionOrder,
+                Topology::UniTorus,
+                2,
+                4,
+                2,
+            )),
+            false,
         ),
         (
             absolute(spec_on(Algorithm::StarChannels, Topology::Torus, 2, 3, 3)),

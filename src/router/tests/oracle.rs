@@ -74,6 +74,8 @@ pub(crate) fn address_field(
         (Addressing::Absolute, _) => b,
         (_, Topology::Hypercube) => i64::from(a != b),
         (_, Topology::Mesh) => b - a,
+        // The hops left toward +, the only way round.
+        (_, Topology::UniTorus) => (b - a).rem_euclid(k),
         (_, Topology::Torus) => {
             let fwd = (b - a).rem_euclid(k);
             if 2 * fwd < k || (2 * fwd == k && !tie_minus) {
@@ -99,7 +101,9 @@ pub(crate) fn la_field(rel: &Relation, at: NodeId, input: Input, dest: NodeId) -
             .find(|&o| port_of(net, at, o) == h.port)
             .expect("a permitted port exists");
         let wrap = match h.port {
-            Port::Link { dim, dir } if net.topology == Topology::Torus => {
+            Port::Link { dim, dir }
+                if matches!(net.topology, Topology::Torus | Topology::UniTorus) =>
+            {
                 let (a, b) = (net.coord(at, dim as usize), net.coord(dest, dim as usize));
                 if dir == Dir::Plus {
                     b < a

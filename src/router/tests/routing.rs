@@ -95,6 +95,24 @@ fn scoreboard_tori_at_the_wraparound_and_inside() {
     }
 }
 
+/// Unidirectional tori: flits arrive from the - neighbour only; next to
+/// the wraparound link and inside, relative (the node id decides the
+/// dateline) and absolute addressing, an economical table.
+#[test]
+fn scoreboard_unidirectional_tori() {
+    let dor4 = spec_on(Algorithm::DimensionOrder, Topology::UniTorus, 2, 4, 2);
+    let dor5 = spec_on(Algorithm::DimensionOrder, Topology::UniTorus, 3, 5, 3);
+    for (s, coords, seed) in [
+        (dor4.clone(), vec![0, 3], 81),
+        (absolute(dor4.clone()), vec![2, 1], 82),
+        (economical(dor4), vec![3, 0], 83),
+        (dor5, vec![4, 0, 2], 84),
+    ] {
+        let cycles = run(&s, node_at(&s, &coords), 12, seed);
+        eprintln!("{} at {coords:?}: {cycles} cycles", s.name());
+    }
+}
+
 #[test]
 fn scoreboard_adaptive_tori() {
     for (s, coords, seed) in [

@@ -82,6 +82,14 @@ pub(crate) fn scoreboard<const W: usize>(
         // direction; its hop must be one the relation permits.
         let (upstream, travelling) = match here {
             Port::Local => (None, Port::Local),
+            // docs/interface.md: on a unidirectional torus port d+1
+            // receives from the -d neighbour, the flit travelling +.
+            Port::Link { dim, .. } if spec.topology == Topology::UniTorus => {
+                let mut c = net.coords(node);
+                let d = dim as usize;
+                c[d] = (c[d] + spec.radix - 1) % spec.radix;
+                (Some(net.node_at(&c)), Port::link(d, Dir::Plus))
+            }
             Port::Link { dim, dir } => (
                 net.neighbour(node, here),
                 Port::Link {

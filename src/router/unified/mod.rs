@@ -172,12 +172,15 @@ impl<const W: usize> Unified<W> {
         // entry its sign vector selects (LAPSES §5.2.1: node-id register
         // and comparators); the table registers give the outputs.
         let la = table.la.clone();
-        // Look-ahead decoders: every input port, every link but its own.
+        // Look-ahead decoders: every input port, every link but its own
+        // (a minimal route does not turn back), except on a unidirectional
+        // torus, where going straight on leaves by the port it came in by.
+        let straight = table.shape.topology == crate::spec::Topology::UniTorus;
         let mut la_at = vec![None; p * p];
         let mut nla = 0;
         if la.is_some() {
             for q in 0..p {
-                for j in (1..p).filter(|&j| j != q) {
+                for j in (1..p).filter(|&j| j != q || straight) {
                     la_at[q * p + j] = Some(nla);
                     nla += 1;
                 }
