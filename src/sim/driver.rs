@@ -165,6 +165,7 @@ impl<'c> Driver<'c> {
                             dest,
                             len,
                             created: t,
+                            entered: None,
                             delivered: None,
                         });
                     }
@@ -247,6 +248,9 @@ impl<'c> Driver<'c> {
                     .map_err(fault)?;
                 if f.valid {
                     moved = true;
+                    if f.head {
+                        self.packets[x.0 as usize].entered = Some(self.t);
+                    }
                     self.bufs.inject(w, n, f.vc, x);
                 }
                 inject[n] = f;
@@ -325,6 +329,14 @@ impl<'c> Driver<'c> {
                     .iter()
                     .filter_map(|p| p.delivered.map(|d| d - p.created))
                     .collect(),
+                network_latency: {
+                    let inside: Vec<u64> = measured
+                        .iter()
+                        .filter_map(|p| p.delivered.zip(p.entered).map(|(d, e)| d - e))
+                        .collect();
+                    (!inside.is_empty())
+                        .then(|| inside.iter().sum::<u64>() as f64 / inside.len() as f64)
+                },
                 measured_packets: measured.len(),
                 utilization,
                 cycles: self.t,

@@ -23,6 +23,9 @@ pub struct Packet {
     pub len: u32,
     /// Cycle (after reset) it was created in.
     pub created: u64,
+    /// Cycle its head flit entered the router at the source, leaving the
+    /// interface's queue.
+    pub entered: Option<u64>,
     /// Cycle its tail was ejected.
     pub delivered: Option<u64>,
 }

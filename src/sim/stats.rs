@@ -25,6 +25,12 @@ pub struct Stats {
     /// Latencies (creation to tail ejection, cycles) of the packets created
     /// in the measurement phase and delivered.
     pub latencies: Vec<u64>,
+    /// Their mean latency inside the network, from the head flit's entry
+    /// into the source router (the wait in the source queue left out) to
+    /// the tail's ejection: the latency Dally's model gives (IEEE TC 1990
+    /// §III-B, T = D + T_n, whose T_n starts at the source channel).
+    #[serde(default)]
+    pub network_latency: Option<f64>,
     /// Packets created in the measurement phase.
     pub measured_packets: usize,
     /// Per link (name, flits per cycle in the measurement phase).
@@ -89,7 +95,7 @@ pub const CSV_HEADER: &str =
     "algorithm,load,seed,offered_flits_per_node_cycle,accepted_flits_per_node_cycle,\
 backlog_start_flits_per_node_cycle,backlog_end_flits_per_node_cycle,packets_measured,\
 packets_delivered,mean_latency_cycles,p99_latency_cycles,mean_latency_ns,p99_latency_ns,\
-mean_channel_utilization,max_channel_utilization,cycles,complete";
+mean_channel_utilization,max_channel_utilization,cycles,complete,mean_network_latency_cycles";
 
 impl Stats {
     /// The results as one CSV line under [`CSV_HEADER`] (`-` where a value
@@ -97,7 +103,7 @@ impl Stats {
     pub fn csv_row(&self) -> String {
         let ns = |c: Option<f64>| opt(c.zip(self.cycle_ns).map(|(c, t)| c * t), 2);
         format!(
-            "{},{:.3},{},{:.4},{:.4},{:.4},{:.4},{},{},{},{},{},{},{:.4},{:.4},{},{}",
+            "{},{:.3},{},{:.4},{:.4},{:.4},{:.4},{},{},{},{},{},{},{:.4},{:.4},{},{},{}",
             self.algorithm,
             self.load,
             self.seed,
@@ -114,7 +120,8 @@ impl Stats {
             self.mean_utilization(),
             self.max_utilization(),
             self.cycles,
-            self.complete
+            self.complete,
+            opt(self.network_latency, 2)
         )
     }
 }
@@ -218,6 +225,9 @@ pub struct Replicated {
     /// Mean latency in cycles over the replications (each replication's
     /// mean latency one value); `None` where a run delivered no packet.
     pub latency: Option<Interval>,
+    /// The same of the latency inside the network
+    /// ([`Stats::network_latency`]).
+    pub network_latency: Option<Interval>,
     /// Accepted flits per node per cycle.
     pub accepted: Interval,
     /// Offered flits per node per cycle.
@@ -253,11 +263,13 @@ impl Replicated {
     pub fn of(runs: &[&Stats]) -> Replicated {
         let each = |f: fn(&Stats) -> f64| -> Vec<f64> { runs.iter().map(|r| f(r)).collect() };
         let latencies: Option<Vec<f64>> = runs.iter().map(|r| r.mean_latency()).collect();
+        let inside: Option<Vec<f64>> = runs.iter().map(|r| r.network_latency).collect();
         Replicated {
             algorithm: runs[0].algorithm.clone(),
             load: runs[0].load,
             seeds: runs.iter().map(|r| r.seed).collect(),
             latency: latencies.and_then(|l| Interval::of(&l)),
+            network_latency: inside.and_then(|l| Interval::of(&l)),
             accepted: Interval::of(&each(|r| r.accepted)).expect("a run per point"),
             offered: Interval::of(&each(|r| r.offered)).expect("a run per point"),
             backlog: [0, 1]

@@ -81,6 +81,38 @@ fn accepted_is_offered_plus_the_backlog_change() {
     }
 }
 
+/// The latency inside the network leaves out the wait in the source
+/// queue: never above the whole latency, never below the hops and flits a
+/// packet needs; nearly the whole latency at light load, where a packet
+/// rarely waits behind another at its source, and well below it past
+/// saturation, where the source queues grow.
+#[test]
+fn network_latency_leaves_out_the_source_queue() {
+    let s = spec_on(Algorithm::DimensionOrder, Topology::Mesh, 2, 4, 2);
+    let net = Network::new(s.topology, s.dims, s.radix).unwrap();
+    let floor = crate::study::mean_min_hops(&net) + 8.0;
+    for load in [0.05, 0.9] {
+        let c = SimConfig {
+            length: crate::sim::traffic::Length::Fixed(8),
+            ..cfg(s.clone(), load)
+        };
+        let st = run_rust(&c).unwrap().stats;
+        let (all, inside) = (st.mean_latency().unwrap(), st.network_latency.unwrap());
+        assert!(
+            inside <= all && inside >= floor,
+            "load {load}: {inside} of {all}"
+        );
+        if load < 0.5 {
+            assert!(all - inside < 0.05 * all, "load {load}: {inside} of {all}");
+        } else {
+            assert!(
+                all - inside > 0.5 * inside,
+                "load {load}: {inside} of {all}"
+            );
+        }
+    }
+}
+
 fn run_on(c: &SimConfig, kind: EngineKind) -> Run {
     let mut e = build_engine(c, kind).unwrap();
     run(c, e.as_mut(), &Control::default()).unwrap()
