@@ -329,6 +329,20 @@ impl<'c> Driver<'c> {
                     .iter()
                     .filter_map(|p| p.delivered.map(|d| d - p.created))
                     .collect(),
+                fastest: {
+                    let mut fastest: Vec<Option<u64>> = Vec::new();
+                    for p in &measured {
+                        if let Some(d) = p.delivered {
+                            let h = self.w.net.distance(p.src, p.dest) as usize;
+                            if fastest.len() <= h {
+                                fastest.resize(h + 1, None);
+                            }
+                            let l = d - p.created;
+                            fastest[h] = Some(fastest[h].map_or(l, |f| f.min(l)));
+                        }
+                    }
+                    fastest
+                },
                 network_latency: {
                     let inside: Vec<u64> = measured
                         .iter()

@@ -31,6 +31,12 @@ pub struct Stats {
     /// §III-B, T = D + T_n, whose T_n starts at the source channel).
     #[serde(default)]
     pub network_latency: Option<f64>,
+    /// Per hop count h (the index), the least latency of a measured
+    /// packet whose minimal route crosses h links (`None`: no such
+    /// packet). At light load some packet of each h meets no contention,
+    /// so these are the zero-load latencies of the router and network.
+    #[serde(default)]
+    pub fastest: Vec<Option<u64>>,
     /// Packets created in the measurement phase.
     pub measured_packets: usize,
     /// Per link (name, flits per cycle in the measurement phase).
@@ -228,6 +234,8 @@ pub struct Replicated {
     /// The same of the latency inside the network
     /// ([`Stats::network_latency`]).
     pub network_latency: Option<Interval>,
+    /// [`Stats::fastest`], the least over the replications.
+    pub fastest: Vec<Option<u64>>,
     /// Accepted flits per node per cycle.
     pub accepted: Interval,
     /// Offered flits per node per cycle.
@@ -270,6 +278,16 @@ impl Replicated {
             seeds: runs.iter().map(|r| r.seed).collect(),
             latency: latencies.and_then(|l| Interval::of(&l)),
             network_latency: inside.and_then(|l| Interval::of(&l)),
+            fastest: {
+                let h = runs.iter().map(|r| r.fastest.len()).max().unwrap_or(0);
+                (0..h)
+                    .map(|i| {
+                        runs.iter()
+                            .filter_map(|r| r.fastest.get(i).copied().flatten())
+                            .min()
+                    })
+                    .collect()
+            },
             accepted: Interval::of(&each(|r| r.accepted)).expect("a run per point"),
             offered: Interval::of(&each(|r| r.offered)).expect("a run per point"),
             backlog: [0, 1]

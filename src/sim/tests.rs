@@ -600,6 +600,34 @@ fn head_latency(spec: &RouterSpec, from: &[u32], to: &[u32]) -> u64 {
     panic!("the packet did not arrive");
 }
 
+/// Each hop count's fastest packet at light load is a packet alone in the
+/// network: against [`head_latency`], which drives one packet into an
+/// idle network itself, the same latency for every hop count, give or
+/// take one constant (the run counts from the packet's creation).
+#[test]
+fn the_fastest_packet_of_each_hop_count_is_a_lone_packet() {
+    let s = spec_on(Algorithm::DimensionOrder, Topology::Mesh, 2, 4, 1);
+    let c = SimConfig {
+        length: crate::sim::traffic::Length::Fixed(1),
+        warmup: 100,
+        measure: 3000,
+        ..cfg(s.clone(), 0.05)
+    };
+    let fastest = run_rust(&c).unwrap().stats.fastest;
+    assert_eq!(fastest.len(), 7, "hop counts 0 to 6: {fastest:?}");
+    let s = RouterSpec {
+        flit_width: 32,
+        ..s
+    };
+    let offsets: Vec<i64> = (1..=6u32)
+        .map(|h| {
+            let to = [h.min(3), h.saturating_sub(3)];
+            fastest[h as usize].unwrap() as i64 - head_latency(&s, &[0, 0], &to) as i64
+        })
+        .collect();
+    assert!(offsets.iter().all(|&o| o == offsets[0]), "{offsets:?}");
+}
+
 /// Head latency with and without look-ahead, measured: a 1-flit packet
 /// across a 4x4 mesh, (0,0) to (3,3), six hops through seven routers. Both
 /// routers take 2 cycles per router (src/router: a head is decoded and

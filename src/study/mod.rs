@@ -78,8 +78,11 @@ pub struct Point {
     pub bound: f64,
     /// The model's latency at the same load (None: saturated).
     pub model: Option<f64>,
-    /// The simulation's zero-load latency (its lowest-load point).
+    /// The simulation's zero-load latency ([`zero_load`]).
     pub sim_zero: Option<f64>,
+    /// The replications' least latency per hop count
+    /// ([`Replicated::fastest`]).
+    pub fastest: Vec<Option<u64>>,
 }
 
 impl Point {
@@ -101,6 +104,7 @@ impl Point {
             bound,
             model: None,
             sim_zero: None,
+            fastest: r.map_or(Vec::new(), |r| r.fastest.clone()),
         }
     }
 
@@ -350,19 +354,86 @@ fn fmt_opt(x: Option<f64>) -> String {
     x.map_or("-".into(), |v| format!("{v:.2}"))
 }
 
-/// Fills each point's `sim_zero` with the latency at its network's lowest load.
-fn zero_loads(points: &mut [Point]) {
-    let nets: Vec<String> = points.iter().map(|p| p.network.clone()).collect();
-    for net in nets {
-        let z = points
-            .iter()
-            .filter(|p| p.network == net)
-            .min_by(|a, b| a.paper_load.total_cmp(&b.paper_load))
-            .and_then(|p| p.latency);
-        for p in points.iter_mut().filter(|p| p.network == net) {
-            p.sim_zero = z;
+/// Fills the `sim_zero` of `points`, all of network `net` under uniform
+/// traffic, with the zero-load latency of [`zero_load`] from their
+/// lowest load.
+fn zero_loads(points: &mut [Point], net: &Network) {
+    let z = points
+        .iter()
+        .min_by(|a, b| a.paper_load.total_cmp(&b.paper_load))
+        .and_then(|p| zero_load(net, &p.fastest));
+    for p in points.iter_mut() {
+        p.sim_zero = z;
+    }
+}
+
+/// The share of the ordered source-destination pairs of `net` (source and
+/// destination apart) whose minimal routes cross h links, by h: uniform
+/// traffic's hop distribution, counted exactly (a dimension's coordinate
+/// pairs by distance, convolved over the dimensions).
+pub fn hop_shares(net: &Network) -> Vec<f64> {
+    let k = net.radix;
+    let mut one = vec![0.0; k as usize + 1];
+    for a in 0..k {
+        for b in 0..k {
+            // Nodes a and b differ in dimension 0 only.
+            one[net.minimal_dirs(a, b, 0).2 as usize] += 1.0;
         }
     }
+    let mut all = vec![1.0];
+    for _ in 0..net.dims {
+        let mut next = vec![0.0; all.len() + one.len() - 1];
+        for (i, x) in all.iter().enumerate() {
+            for (j, y) in one.iter().enumerate() {
+                next[i + j] += x * y;
+            }
+        }
+        all = next;
+    }
+    let n = f64::from(net.nodes());
+    all[0] -= n;
+    all.iter().map(|c| c / (n * (n - 1.0))).collect()
+}
+
+/// The simulation's zero-load latency on `net` under uniform traffic:
+/// each hop count's fastest packet (`fastest`, from the lowest load, where
+/// some packet of each count meets no contention), weighted by the share
+/// of pairs that far apart ([`hop_shares`]). A hop count no packet had
+/// takes the least-squares line through those that had (a lone packet's
+/// latency grows by the router's cycles per hop: docs/router.md). `None`
+/// with fewer than two counts seen.
+pub fn zero_load(net: &Network, fastest: &[Option<u64>]) -> Option<f64> {
+    let seen: Vec<(f64, f64)> = fastest
+        .iter()
+        .enumerate()
+        .filter_map(|(h, t)| t.map(|t| (h as f64, t as f64)))
+        .collect();
+    if seen.len() < 2 {
+        return None;
+    }
+    let m = seen.len() as f64;
+    let (sx, sy) = seen
+        .iter()
+        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+    let (mx, my) = (sx / m, sy / m);
+    let sxx: f64 = seen.iter().map(|(x, _)| (x - mx) * (x - mx)).sum();
+    let sxy: f64 = seen.iter().map(|(x, y)| (x - mx) * (y - my)).sum();
+    let slope = sxy / sxx;
+    let line = |h: f64| my + slope * (h - mx);
+    let z = hop_shares(net)
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(h, share)| {
+            let t = fastest
+                .get(h)
+                .copied()
+                .flatten()
+                .map_or_else(|| line(h as f64), |t| t as f64);
+            share * t
+        })
+        .sum();
+    Some(z)
 }
 
 /// Quaglia et al.'s Tables 1-2 beside Duato's algorithm on our tori:
@@ -402,7 +473,7 @@ pub fn quaglia(scale: Scale, sim: Sim) -> Result<Report> {
                 )
             });
         }
-        zero_loads(&mut rows);
+        zero_loads(&mut rows, &net);
         let mz = qm::zero_load_latency(k, qm::TABLE_LENGTH);
         for p in &rows {
             let paper = printed.and_then(|t| t.iter().find(|r| r.0 == p.paper_load));
@@ -444,7 +515,9 @@ pub fn quaglia(scale: Scale, sim: Sim) -> Result<Report> {
         "\nThe model counts one cycle per hop and per flit; routergen's routers take \
          several cycles per hop (routing, VC and switch allocation, link), so the simulated \
          latency sits above the model by a constant. The contention columns subtract each \
-         side's zero-load latency (the simulation's lowest rate, the model's eq. 45 limit) \
+         side's zero-load latency (the simulation's: the latency of a message alone in \
+         the network, each hop count's fastest message at the lowest rate weighted by \
+         the share of pairs that far apart; the model's: its eq. 45 limit) \
          and compare what load adds. Loads the local port cannot offer are left out.\n\n\
          ![latency](quaglia-latency.svg)\n",
     );
@@ -591,15 +664,12 @@ pub fn dally(scale: Scale, sim: Sim) -> Result<Report> {
                 )
             });
         }
-        zero_loads(&mut rows);
+        zero_loads(&mut rows, &net);
         let mz = dm::zero_load_latency(cube, length);
         // Dally's latency (eq. 22) starts at the source channel, so the
-        // sim's contention is taken inside the network too.
+        // sim's contention is taken inside the network too (at zero load
+        // nothing waits at the source: the same baseline).
         let inside = |p: &Point| p.network_latency.map(|l| l.mean);
-        let inside_zero = rows
-            .iter()
-            .min_by(|a, b| a.paper_load.total_cmp(&b.paper_load))
-            .and_then(inside);
         for p in &rows {
             let t1 = printed.and_then(|c| {
                 dm::TABLE_I_LOADS
@@ -614,7 +684,7 @@ pub fn dally(scale: Scale, sim: Sim) -> Result<Report> {
                 p.paper_load,
                 p.latency_text(),
                 p.network_latency.map_or("-".into(), |l| l.text(2)),
-                fmt_opt(inside(p).zip(inside_zero).map(|(a, b)| a - b)),
+                fmt_opt(inside(p).zip(p.sim_zero).map(|(a, b)| a - b)),
                 fmt_opt(p.model),
                 fmt_opt(p.model.map(|m| m - mz)),
                 t1.map_or("-".into(), |v| format!("{v}")),
@@ -655,7 +725,9 @@ pub fn dally(scale: Scale, sim: Sim) -> Result<Report> {
          latency is 549.97 cycles and the latency in the network 340.40, against \
          Table I's 317: the source queue is most of the gap. routergen's routers take \
          several cycles per hop, so the zero-load latencies differ; the contention \
-         columns subtract each side's zero-load latency (the sim's: its lowest load). \
+         columns subtract each side's zero-load latency (the sim's: the latency of a \
+         packet alone in the network, each hop count's fastest packet at the lowest \
+         load weighted by the share of pairs that far apart). \
          Loads the local port cannot offer are left out.\n\n\
          ![latency](dally-latency.svg)\n",
     );
@@ -712,4 +784,50 @@ pub fn write(report: &Report, dir: &std::path::Path) -> Result<()> {
     }
     crate::atomic::write(&dir.join("points.csv"), points_csv(report).as_bytes())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hop distribution against every pair counted one by one, and its
+    /// mean against [`mean_min_hops`].
+    #[test]
+    fn hop_shares_count_every_pair() {
+        for (t, n, k) in [
+            (Topology::Mesh, 2, 4),
+            (Topology::Torus, 2, 5),
+            (Topology::UniTorus, 3, 3),
+            (Topology::Hypercube, 4, 2),
+        ] {
+            let net = Network::new(t, n, k).unwrap();
+            let shares = hop_shares(&net);
+            let mut count = vec![0.0; shares.len()];
+            for a in 0..net.nodes() {
+                for b in (0..net.nodes()).filter(|&b| b != a) {
+                    count[net.distance(a, b) as usize] += 1.0;
+                }
+            }
+            let pairs = f64::from(net.nodes()) * f64::from(net.nodes() - 1);
+            for (h, s) in shares.iter().enumerate() {
+                assert!((s - count[h] / pairs).abs() < 1e-12, "{t} h={h}");
+            }
+            let mean: f64 = shares.iter().enumerate().map(|(h, s)| h as f64 * s).sum();
+            assert!((mean - mean_min_hops(&net)).abs() < 1e-12, "{t}");
+        }
+    }
+
+    /// A lone packet's latency a + b h, with hop counts missing: the line
+    /// through the others fills them, and the zero-load latency is
+    /// a + b times the mean hop count.
+    #[test]
+    fn zero_load_weights_each_hop_count_and_fills_the_missing() {
+        let net = Network::new(Topology::Torus, 2, 8).unwrap();
+        let fastest: Vec<Option<u64>> = (0..=8u64)
+            .map(|h| (h != 0 && h != 5 && h != 8).then_some(10 + 2 * h))
+            .collect();
+        let z = zero_load(&net, &fastest).unwrap();
+        assert!((z - (10.0 + 2.0 * mean_min_hops(&net))).abs() < 1e-9, "{z}");
+        assert_eq!(zero_load(&net, &[None, Some(12)]), None);
+    }
 }
