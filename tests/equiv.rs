@@ -1,38 +1,14 @@
-//! The router core [`routergen::hdl`] writes (one module per distinct body,
-//! flip-flops inline, no `$`) against the one rust-hdl's `generate_verilog`
-//! writes: Yosys and ABC prove the two equivalent. The default suite proves
-//! a small router; `make equiv` proves the reference router, one router
-//! per option family and every configuration of `make matrix`.
-//!
 //! A change meant to keep the hardware (a stage moved into a block of its
 //! own, a writer change) is proved by `make equiv-before BEFORE=BINARY`:
 //! every configuration of `make matrix` as this routergen writes it
-//! against the Verilog an earlier routergen binary writes.
+//! against the Verilog an earlier routergen binary writes, Yosys and ABC
+//! proving each pair equivalent.
 
-use std::path::Path;
 use std::time::Instant;
 
 use routergen::flows::yosys::prove_equivalent;
-use routergen::router::{matrix, prove_core_equivalent};
-use routergen::spec::{RouterSpec, SpecInput};
-
-/// The spec of the TOML lines `toml`.
-fn spec(toml: &str) -> RouterSpec {
-    SpecInput::from_toml(toml, Path::new("sample.toml"))
-        .and_then(|s| s.resolve())
-        .expect("a valid spec")
-        .spec
-}
-
-/// Proves each spec's core equivalent, printing the time each took; the
-/// names of those not proved.
-fn unproved(specs: &[RouterSpec]) -> Vec<String> {
-    prove_each(specs, jobs(), |s| {
-        prove_core_equivalent(s)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
-    })
-}
+use routergen::router::matrix;
+use routergen::spec::RouterSpec;
 
 /// The routers an earlier run proved: the `equivalent: NAME` lines of the
 /// log `EQUIV_DONE` names, if any.
@@ -84,58 +60,6 @@ fn prove_each(
         }
     });
     failed.into_inner().unwrap()
-}
-
-/// Dimension order on a 3x3 mesh (the router of the formal proofs).
-#[test]
-fn a_small_router_is_rust_hdls() {
-    let specs =
-        ["algorithm = \"dor\"\nradix = 3\nvcs = 2\nflit_width = 16\nbuffer_depth = 2"].map(spec);
-    let failed = unproved(&specs);
-    assert!(failed.is_empty(), "not proved: {failed:?}");
-}
-
-/// The reference router, and one router per option family the matrix does
-/// not vary: look-ahead with one cycle per router, a programmable table,
-/// on/off flow control, block RAM and distributed RAM buffers, a
-/// path-selection heuristic with registers of its own (`make equiv`).
-#[test]
-#[ignore = "minutes: make equiv"]
-fn the_reference_router_and_each_option_family_are_rust_hdls() {
-    let specs = [
-        "algorithm = \"dor\"\nvcs = 2\nflit_width = 32\nbuffer_depth = 4",
-        "algorithm = \"duato\"\nradix = 3\nvcs = 2\nflit_width = 16\nbuffer_depth = 2\n\
-         lookahead = true\npipeline = 1",
-        "algorithm = \"west-first\"\nvcs = 1\nflit_width = 16\nbuffer_depth = 2\n\
-         table = \"economical\"",
-        "algorithm = \"negative-first\"\ntopology = \"hypercube\"\ndims = 3\nradix = 2\n\
-         flit_width = 16\nflow_control = \"on-off\"",
-        "algorithm = \"dor\"\ntopology = \"torus\"\nvcs = 2\nflit_width = 16\nbuffer_depth = 2\n\
-         buffers = \"bram\"",
-        "algorithm = \"dor\"\ntopology = \"torus\"\nvcs = 2\nflit_width = 16\nbuffer_depth = 2\n\
-         buffers = \"lutram\"",
-        "algorithm = \"duato\"\nvcs = 2\nflit_width = 16\nbuffer_depth = 2\n\
-         path_selection = \"lru\"",
-    ]
-    .map(spec);
-    let failed = unproved(&specs);
-    assert!(failed.is_empty(), "not proved: {failed:?}");
-}
-
-/// Every configuration of `make matrix` (`make equiv`; `ONLY=` a part of
-/// the names; `EQUIV_JOBS` proofs at once, by default one per core; the
-/// routers `EQUIV_DONE`'s log proved skipped).
-#[test]
-#[ignore = "hours: make equiv"]
-fn every_matrix_router_is_rust_hdls() {
-    let only = std::env::var("MATRIX_ONLY").unwrap_or_default();
-    let done = done();
-    let specs: Vec<RouterSpec> = matrix()
-        .into_iter()
-        .filter(|s| s.name().contains(&only) && !done.contains(&s.name()))
-        .collect();
-    let failed = unproved(&specs);
-    assert!(failed.is_empty(), "not proved: {failed:?}");
 }
 
 /// Every configuration of `make matrix` (`ONLY=` a part of the names):

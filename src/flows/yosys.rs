@@ -322,8 +322,8 @@ pub fn netlist_json(verilog: &str, top: &str) -> Result<String, ToolError> {
 /// ABC maps it to AND gates (`-g AND`) with its faster script (`-fast`):
 /// Yosys and `dprove` together took a median of 87 s instead of 141 over
 /// three runs each on the 4-D mesh router with Duato's algorithm (2 VCs,
-/// 32-bit flits; `make equiv ONLY=router_duato_mesh4d_k4_v2_w32_d4` with
-/// and without `-fast`).
+/// 32-bit flits, written by the rust-hdl emitter routergen had then and by
+/// its own writer, with and without `-fast`).
 pub fn prove_equivalent(gold: &str, gate: &str, top: &str) -> Result<String, ToolError> {
     let dir = TempDir::new("equiv")?;
     dir.write("gold.v", gold)?;

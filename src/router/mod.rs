@@ -225,7 +225,6 @@ use rust_hdl::prelude::*;
 
 use crate::algo::{Knobs, Network, Relation};
 use crate::blocks::flow_control::COUNT_BITS;
-use crate::blocks::rename_top;
 use crate::error::{Error, Result};
 use crate::spec::{FlowControl, RouterDatapath, RouterSpec, TableStorage, Topology};
 pub use block::Router;
@@ -588,20 +587,6 @@ fn core_written(spec: &RouterSpec, table: CompiledTable) -> Result<crate::hdl::W
     Ok(w)
 }
 
-/// Proves the core [`core_verilog`] writes equivalent to the one rust-hdl's
-/// `generate_verilog` writes for `spec` ([`core_verilog_rust_hdl`]), with
-/// Yosys and ABC ([`crate::flows::yosys::prove_equivalent`]); returns ABC's
-/// verdict.
-pub fn prove_core_equivalent(spec: &RouterSpec) -> Result<String> {
-    let gold = core_verilog_rust_hdl(spec)?;
-    let gate = core_verilog(spec)?;
-    Ok(crate::flows::yosys::prove_equivalent(
-        &gold,
-        &gate,
-        &core_name(spec),
-    )?)
-}
-
 /// The router's modules named by the paper's block each field holds (the
 /// flow-control unit's parts after it).
 const MODULE_TITLES: &[(&str, &str)] = &[
@@ -630,25 +615,6 @@ const DECLFILENAME_WAIVER: &str = "\
 // Waiver DECLFILENAME: the router's modules share its one file.
 /* verilator lint_off DECLFILENAME */
 ";
-
-/// The router core as rust-hdl's own `generate_verilog` writes it (a module
-/// per instance, `$` in names), spelled without `$` ([`crate::hdl::respell`]):
-/// the reference `make equiv` proves the written core equivalent to.
-pub fn core_verilog_rust_hdl(spec: &RouterSpec) -> Result<String> {
-    fn emit<const W: usize>(spec: &RouterSpec, table: CompiledTable) -> Result<String> {
-        let mut r = Router::<W>::with_table(spec, table)?;
-        crate::blocks::prepare(&mut r);
-        Ok(generate_verilog(&r))
-    }
-    let table = compile(spec)?;
-    let text = match spec.flit_width {
-        16 => emit::<16>(spec, table)?,
-        32 => emit::<32>(spec, table)?,
-        64 => emit::<64>(spec, table)?,
-        w => return Err(unsupported(format!("flit width {w}"))),
-    };
-    Ok(crate::hdl::respell(&rename_top(&text, &core_name(spec))))
-}
 
 /// The router of `spec` as Verilog: the rust-hdl modules renamed under the
 /// configuration's name and a top module `spec.name()` with exactly the

@@ -34,9 +34,9 @@ fn the_code_is_rust_hdls_on_a_sample_of_the_matrix_and_each_option_family() {
     assert_same_code(&specs);
 }
 
-/// Every router of the matrix (`make equiv`).
+/// Every router of the matrix (`make writer-code`).
 #[test]
-#[ignore = "minutes: make equiv"]
+#[ignore = "minutes: make writer-code"]
 fn the_code_is_rust_hdls_on_every_matrix_router() {
     assert_same_code(&matrix());
 }
