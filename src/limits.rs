@@ -132,7 +132,10 @@ pub fn table() -> Vec<Limit> {
         },
         Limit {
             what: "radix k",
-            allowed: format!("mesh 2 to {MAX_RADIX}, torus 3 to {MAX_RADIX}, hypercube 2"),
+            allowed: format!(
+                "mesh 2 to {MAX_RADIX}, torus 3 to {MAX_RADIX}, unidirectional torus 2 to \
+                 {MAX_RADIX}, hypercube 2"
+            ),
             why: "coordinates of at most 8 bits; a 2-ary torus is a hypercube",
         },
         Limit {
@@ -157,8 +160,11 @@ pub fn table() -> Vec<Limit> {
         },
         Limit {
             what: "economical-storage table",
-            allowed: format!("meshes and hypercubes of at most {MAX_ECONOMICAL_DIMS} dimensions"),
-            why: "3^n entries with a 7-bit entry address; on a torus the sign vector does not give the minimal direction",
+            allowed: format!(
+                "meshes, hypercubes and unidirectional tori of at most {MAX_ECONOMICAL_DIMS} \
+                 dimensions"
+            ),
+            why: "3^n entries with a 7-bit entry address; on a (bidirectional) torus the sign vector does not give the minimal direction; on a unidirectional one it gives the dateline class",
         },
         Limit {
             what: "full routing table",
