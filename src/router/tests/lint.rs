@@ -130,7 +130,7 @@ fn emitted_verilog_lints_and_synthesizes_tori_and_hypercubes() {
             true,
         ),
         (
-            spec_on(Algorithm::DimensionOrder, Topology::UniTorus, 3, 3, 2),
+            spec_on(Algorithm::DimensionOrder, Topology::UniTorus, 2, 3, 2),
             true,
         ),
         (
