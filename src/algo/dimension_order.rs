@@ -24,7 +24,7 @@
 //! torus (Dally's k-ary n-cube, IEEE TC 1990 §II-A) every hop is toward +,
 //! with the same two dateline classes.
 
-use super::routing::{dateline_classes, links_per_dim, ChienModel, ClassLayout, RoutingAlgorithm};
+use super::routing::{dateline_classes, ChienModel, ClassLayout, RoutingAlgorithm};
 use super::{Hop, Knobs, NodeId, Port, Relation};
 use crate::spec::{Adaptivity, Datapath, Organization, RouterDatapath, Topology};
 
@@ -67,7 +67,7 @@ impl RoutingAlgorithm for DimensionOrder {
     /// Figure 5: per dimension, inputs D+, D- and from a higher dimension;
     /// outputs D+, D- and to a lower dimension.
     fn organization(&self, topology: Topology, dims: u32) -> Organization {
-        let ports = links_per_dim(topology) + 1;
+        let ports = topology.links_per_dim() + 1;
         Organization {
             datapath: Datapath::DimensionSlices,
             crossbars: dims,

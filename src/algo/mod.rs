@@ -296,11 +296,22 @@ impl Network {
     /// dimension, - on a unidirectional torus, which a node sends on only
     /// toward +).
     pub fn neighbour(&self, node: NodeId, port: Port) -> Option<NodeId> {
+        match port {
+            Port::Link {
+                dir: Dir::Minus, ..
+            } if self.is_one_way() => None,
+            _ => self.across(node, port),
+        }
+    }
+
+    /// The node one step along link `port` of `node`, around the ring on a
+    /// torus of either kind; `None` for the local port and off a mesh edge.
+    fn across(&self, node: NodeId, port: Port) -> Option<NodeId> {
         let Port::Link { dim, dir } = port else {
             return None;
         };
         let d = dim as usize;
-        if d >= self.n() || (dir == Dir::Minus && self.is_one_way()) {
+        if d >= self.n() {
             return None;
         }
         let c = self.coord(node, d);
@@ -332,18 +343,7 @@ impl Network {
     /// [`Self::in_links`]): the neighbour across it; on a unidirectional
     /// torus, the one at -1 in the dimension for its - link.
     pub fn sender(&self, node: NodeId, port: Port) -> Option<NodeId> {
-        match port {
-            Port::Link {
-                dim,
-                dir: Dir::Minus,
-            } if self.is_one_way() && (dim as usize) < self.n() => {
-                let d = dim as usize;
-                let c = self.coord(node, d);
-                let back = (c + self.radix - 1) % self.radix;
-                Some(node - c * self.stride[d] + back * self.stride[d])
-            }
-            _ => self.neighbour(node, port),
-        }
+        self.across(node, port)
     }
 
     /// Link ports `node` sends on.

@@ -163,16 +163,11 @@ pub fn dateline_classes(topology: Topology, knobs: Knobs) -> usize {
     }
 }
 
-/// Physical links per dimension at a node ([`Topology::links_per_dim`]).
-pub fn links_per_dim(topology: Topology) -> u32 {
-    topology.links_per_dim()
-}
-
 /// One crossbar from every input to every output: the local port and
 /// `ports_per_link` crossbar ports on each physical link (Chien §5.3,
 /// Figure 7, with one; §5.4, Figure 8, with a port per channel class).
 pub fn unified_organization(topology: Topology, dims: u32, ports_per_link: u32) -> Organization {
-    let ports = ports_per_link * links_per_dim(topology) * dims + 1;
+    let ports = ports_per_link * topology.links_per_dim() * dims + 1;
     Organization {
         datapath: Datapath::Unified,
         crossbars: 1,

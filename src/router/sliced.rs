@@ -117,11 +117,6 @@ pub fn samples() -> Vec<RouterSpec> {
     .collect()
 }
 
-/// Links per dimension ([`Topology::links_per_dim`]).
-fn links_per_dim(spec: &RouterSpec) -> usize {
-    spec.topology.links_per_dim() as usize
-}
-
 /// Dimension slices: n unified routers of 1-D networks behind the router's
 /// ports (module documentation).
 pub struct DimensionSlices<const W: usize> {
@@ -157,7 +152,7 @@ impl<const W: usize> DimensionSlices<W> {
             )));
         }
         let p = table.ports();
-        let l = links_per_dim(spec);
+        let l = spec.topology.links_per_dim() as usize;
         if p != 1 + n * l {
             return Err(unsupported(format!("{p} ports on {n} slices")));
         }

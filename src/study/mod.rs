@@ -133,7 +133,7 @@ pub fn mean_min_hops(net: &Network) -> f64 {
             f64::from(s) / f64::from(k * k)
         }
         Topology::Hypercube => 0.5,
-        // (b - a) mod k, uniform over 0..k.
+        // (b - a) mod k, uniform over 0..k: Dally's D = n(k-1)/2 (eq. 11).
         Topology::UniTorus => f64::from(k - 1) / 2.0,
     };
     let n = f64::from(net.nodes());
@@ -721,9 +721,9 @@ pub fn dally(scale: Scale, sim: Sim) -> Result<Report> {
          head's entry into the source router, which is where Dally's latency D + T_n \
          (eq. 22) starts: T_n is the service time of the source channel, and the time \
          a message waits behind the messages before it at its source is in neither \
-         the model nor Table I. On the binary 10-cube at lambda 0.3 (seed 1) the sim \
-         latency is 549.97 cycles and the latency in the network 340.40, against \
-         Table I's 317: the source queue is most of the gap. routergen's routers take \
+         the model nor Table I; on the binary 10-cube near saturation the source queue \
+         is most of the gap to Table I (docs/studies/README.md gives the run). \
+         routergen's routers take \
          several cycles per hop, so the zero-load latencies differ; the contention \
          columns subtract each side's zero-load latency (the sim's: the latency of a \
          packet alone in the network, each hop count's fastest packet at the lowest \
