@@ -73,7 +73,8 @@ matrix:
 writer-code:
 	$(CARGO) test --release --lib the_code_is_rust_hdls_on_every_matrix_router -- --ignored
 
-# Every configuration of `make matrix` (ONLY=name-part selects some) as
+# Every configuration of `make matrix` and each option family it does not
+# vary (ONLY=name-part[,name-part...] selects some) as
 # this routergen writes it, proved equivalent by Yosys and ABC to the
 # Verilog an earlier routergen binary writes (BEFORE=path): the check of a
 # change meant to keep the hardware. JOBS=n proofs at once (default: one

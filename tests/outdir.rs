@@ -360,7 +360,8 @@ fn on_off_router_passes(tmp: &Path, args: &[&str]) -> PathBuf {
 /// the levels and agree cycle for cycle; both fail a router whose buffers
 /// raise their level with one free slot (the comparison with D - 1
 /// removed: an upstream that obeys it overflows the buffer); Icarus fails
-/// one whose output VC 3 sends whatever its downstream level says.
+/// one whose input VCs send on the output VCs they hold whatever the
+/// downstream level says.
 #[test]
 fn generated_checks_pass_and_catch_mutants_on_off() {
     if !tools_present() {
@@ -380,10 +381,10 @@ fn generated_checks_pass_and_catch_mutants_on_off() {
         ),
         (
             "deaf",
-            // Output VC 3 ({port 1, VC 1} of the may-send flags) sends
-            // whatever its downstream level.
-            "msend0[17] = output_unit_may_send0[3]; msend1[17] = output_unit_may_send1[3];",
-            "msend0[17] = 1'b1; msend1[17] = 1'b1;",
+            // An input VC keeping its output VC may send on it whatever
+            // the downstream level.
+            "cok_d[q*2+c] = output_unit_may_send0[o*2+x];",
+            "cok_d[q*2+c] = 1'b1;",
             "low level",
             &["sim"][..],
         ),

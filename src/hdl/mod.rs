@@ -432,7 +432,7 @@ impl Writer<'_> {
                 for (field, vector) in [("q", v.clone()), ("d", format!("{v}_d"))] {
                     elems
                         .patterns
-                        .insert(format!("{}$#${field}", g.stem), (vector, w));
+                        .insert(format!("{}$#${field}", g.stem), found(vector, w, 1));
                 }
                 for k in 0..g.n {
                     for (field, vector) in [("q", v.clone()), ("d", format!("{v}_d"))] {
@@ -725,7 +725,7 @@ fn has_word(line: &str, word: &str) -> bool {
 #[derive(Default)]
 struct Elements {
     names: HashMap<String, Elem>,
-    patterns: HashMap<String, (String, usize)>,
+    patterns: HashMap<String, code::Found>,
 }
 
 /// Why the code of block `name` cannot be written.
@@ -777,7 +777,7 @@ impl Sig {
             if first == 0 {
                 elems
                     .patterns
-                    .insert(format!("{as_}$#"), (respelled(as_), self.width));
+                    .insert(format!("{as_}$#"), found(respelled(as_), self.width, 1));
             }
             for k in 0..n {
                 elems.names.insert(
@@ -801,7 +801,7 @@ impl Sig {
                 if let Some((stem, _)) = vectors::split_index(inst) {
                     elems.patterns.insert(
                         format!("{stem}$#${}", self.name),
-                        (respelled(stub), self.width),
+                        found(respelled(stub), self.width, 1),
                     );
                 }
                 elems.names.insert(
@@ -814,6 +814,12 @@ impl Sig {
                 );
             }
             Some(n) => {
+                if let Some((stem, _)) = vectors::split_index(inst) {
+                    elems.patterns.insert(
+                        format!("{stem}$#${}$#", self.name),
+                        found(respelled(stub), self.width, n),
+                    );
+                }
                 for j in 0..n {
                     elems.names.insert(
                         format!("{own}${j}"),
@@ -1089,6 +1095,15 @@ fn respell_module(text: &str, regs: &[Register]) -> Result<String> {
             "the Verilog writer would spell both `{a}` and `{b}` as `{n}`"
         ))),
         None => Ok(out),
+    }
+}
+
+/// A vector of `width`-bit elements, `stride` per first index.
+fn found(vector: String, width: usize, stride: usize) -> code::Found {
+    code::Found {
+        vector,
+        width,
+        stride,
     }
 }
 

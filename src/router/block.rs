@@ -260,7 +260,7 @@ impl<const W: usize> Logic for Router<W> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(self.org.glue_verilog())
+        self.org.glue_verilog()
     }
 }
 

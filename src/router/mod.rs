@@ -181,15 +181,17 @@
 //! ahead?) and on hypercubes under negative-first (the direction of each
 //! dimension's link); [`tables::compile`] finds which.
 //!
-//! # Why the glue is written twice
+//! # The glue, written once or twice
 //!
-//! rust-hdl's `#[hdl_gen]` writes wrong Verilog for a Vec field of an
-//! element of a Vec of sub-blocks (`self.dec[i].cand[o]` becomes
-//! `dec$0$cand[o]`, with no error). The router's glue therefore has a plain
-//! Rust `update` (the simulation model) and a hand-written `hdl` emitting
-//! the same logic as Verilog text; the co-simulation test holds them equal.
-//! Each pipeline stage keeps the two side by side in its own file of
-//! [`unified`]; the organizations built from unified routers
+//! rust-hdl's own writer of `#[hdl_gen]` code is wrong for a Vec field of
+//! an element of a Vec of sub-blocks (`self.dec[i].cand[o]` becomes
+//! `dec$0$cand[o]`, with no error); routergen's writer ([`crate::hdl`])
+//! evaluates every index. A stage of the unified router's glue written as
+//! a `unified::Stage` is therefore written once: its `#[hdl_gen] update`
+//! is the simulation model, and its code is the Verilog. The stages not
+//! yet written so have a plain Rust model and a hand-written Verilog text
+//! side by side in their file of [`unified`], held equal by the
+//! co-simulation test; the organizations built from unified routers
 //! ([`Organization`]) keep their wiring's two forms in [`sliced`],
 //! [`planes`] and [`vcports`].
 //!
@@ -448,6 +450,38 @@ pub fn matrix() -> Vec<RouterSpec> {
     out
 }
 
+/// One router per option family the matrix does not vary (look-ahead with
+/// one cycle per router, the three routing tables, on/off flow control,
+/// block and distributed RAM buffers, a path selection that reads state),
+/// and the reference router of docs/performance.md: the checks that hold
+/// the matrix (the writer's code, `make equiv-before`) hold these too.
+pub fn option_families() -> Vec<RouterSpec> {
+    [
+        "algorithm = \"duato\"\nradix = 3\nvcs = 2\nflit_width = 16\nlookahead = true\n\
+         pipeline = 1",
+        "algorithm = \"west-first\"\nvcs = 1\nflit_width = 16\ntable = \"economical\"",
+        "algorithm = \"dor\"\nradix = 3\nvcs = 1\nflit_width = 16\ntable = \"full\"",
+        "algorithm = \"dor\"\nvcs = 1\nflit_width = 16\ntable = \"meta\"",
+        "algorithm = \"negative-first\"\ntopology = \"hypercube\"\ndims = 3\nradix = 2\n\
+         flit_width = 16\nflow_control = \"on-off\"",
+        "algorithm = \"dor\"\ntopology = \"torus\"\nvcs = 2\nflit_width = 16\n\
+         buffers = \"bram\"",
+        "algorithm = \"dor\"\ntopology = \"torus\"\nvcs = 2\nflit_width = 64\n\
+         buffers = \"lutram\"",
+        "algorithm = \"duato\"\nvcs = 2\nflit_width = 16\npath_selection = \"lru\"",
+        "algorithm = \"dor\"\nvcs = 2\nflit_width = 32\nlookahead = true",
+        "algorithm = \"dor\"\nvcs = 2\nflit_width = 32\nbuffer_depth = 4",
+    ]
+    .iter()
+    .map(|toml| {
+        crate::spec::SpecInput::from_toml(toml, std::path::Path::new("family.toml"))
+            .and_then(|s| s.resolve())
+            .expect("the option families are valid")
+            .spec
+    })
+    .collect()
+}
+
 /// Appends to `out` the matrix's routers of `algorithm` on `topology` with
 /// `dims` dimensions where the algorithm supports it: V = its minimum and
 /// one more, relative and absolute addressing, flit widths in turn.
@@ -571,11 +605,16 @@ fn core_written(spec: &RouterSpec, table: CompiledTable) -> Result<crate::hdl::W
     ) -> Result<crate::hdl::Written> {
         let mut r = Router::<W>::with_table(spec, table)?;
         crate::blocks::prepare(&mut r);
-        let loops = match r.organization() {
-            organization::Organization::Unified(u) => instance_loops(u.vcs()).to_vec(),
-            _ => Vec::new(),
-        };
-        crate::hdl::write_named(&r, &core_name(spec), MODULE_TITLES, &loops)
+        // A unified router's core module is the unified router itself.
+        match r.organization() {
+            organization::Organization::Unified(u) => crate::hdl::write_named(
+                &**u,
+                &core_name(spec),
+                MODULE_TITLES,
+                &instance_loops(u.vcs()),
+            ),
+            _ => crate::hdl::write_named(&r, &core_name(spec), MODULE_TITLES, &[]),
+        }
     }
     let mut w = match spec.flit_width {
         16 => emit::<16>(spec, table)?,

@@ -23,30 +23,49 @@ use crate::spec::PathSelection;
 
 /// `Block` for a type whose fields `$f` (blocks) belong to the enclosing
 /// module: connect, update and visit them in this order, with no scope of
-/// their own. The type's `Logic::connect` marks its sub-blocks' inputs
-/// driven; its `Logic::update` does nothing (the router's `update` runs its
-/// glue with the router's ports).
+/// their own (the organizations of slices, whose glue the router's `update`
+/// runs with the router's ports); or, `scoped`, to a module of the type's
+/// own (the unified router, whose `update` is its glue). The type's
+/// `Logic::connect` marks what its glue drives.
 macro_rules! transparent_block {
+    // A block of its own (a module), its fields in this order.
+    (scoped $ty:ident $(<$w:ident>)?; $($f:ident),* $(,)?) => {
+        transparent_block!(@impl true, $ty $(<$w>)?; $($f),*);
+    };
     ($ty:ident $(<$w:ident>)?; $($f:ident),* $(,)?) => {
+        transparent_block!(@impl false, $ty $(<$w>)?; $($f),*);
+    };
+    (@impl $scoped:expr, $ty:ident $(<$w:ident>)?; $($f:ident),*) => {
         impl$(<const $w: usize>)? rust_hdl::core::block::Block for $ty$(<$w>)? {
             fn connect_all(&mut self) {
-                self.connect();
+                rust_hdl::core::logic::Logic::connect(self);
                 $(self.$f.connect_all();)*
             }
             fn update_all(&mut self) {
-                self.update();
+                rust_hdl::core::logic::Logic::update(self);
                 $(self.$f.update_all();)*
             }
             fn has_changed(&self) -> bool {
                 false $(|| self.$f.has_changed())*
             }
-            fn accept(&self, _name: &str, probe: &mut dyn rust_hdl::core::probe::Probe) {
+            fn accept(&self, name: &str, probe: &mut dyn rust_hdl::core::probe::Probe) {
+                if $scoped {
+                    probe.visit_start_scope(name, self);
+                }
                 $(self.$f.accept(stringify!($f), probe);)*
+                if $scoped {
+                    probe.visit_end_scope(name, self);
+                }
             }
         }
     };
 }
 pub(super) use transparent_block;
+
+/// The instance name of a unified router inside the router block (the
+/// core of a slice; a unified router's own core module is the unified
+/// router itself).
+pub(super) const UNIFIED: &str = "unified";
 
 /// The organization of a router behind its ports.
 pub enum Organization<const W: usize> {
@@ -69,21 +88,22 @@ impl<const W: usize> Organization<W> {
     /// outputs and the sub-blocks' inputs (the simulation model).
     pub(super) fn glue(&mut self, io: &mut Io<'_, W>) {
         match self {
-            Organization::Unified(u) => u.glue(io),
+            Organization::Unified(u) => u.wire_ports(io),
             Organization::DimensionSlices(s) => s.glue(io),
             Organization::PlaneSlices(s) => s.glue(io),
             Organization::VcPorts(s) => s.glue(io),
         }
     }
 
-    /// The same glue as Verilog (the co-simulation holds the two equal).
-    pub(super) fn glue_verilog(&self) -> String {
-        match self {
-            Organization::Unified(u) => u.glue_verilog(),
+    /// The same glue as Verilog (the co-simulation holds the two equal):
+    /// the unified router's as code, its stages written once.
+    pub(super) fn glue_verilog(&self) -> Verilog {
+        Verilog::Custom(match self {
+            Organization::Unified(u) => u.ports_verilog(),
             Organization::DimensionSlices(s) => s.glue_verilog(),
             Organization::PlaneSlices(s) => s.glue_verilog(),
             Organization::VcPorts(s) => s.glue_verilog(),
-        }
+        })
     }
 
     /// The slices, each a unified router (none in a unified router; the
@@ -129,7 +149,7 @@ impl<const W: usize> Block for Organization<W> {
     }
     fn accept(&self, name: &str, probe: &mut dyn Probe) {
         match self {
-            Organization::Unified(u) => u.accept(name, probe),
+            Organization::Unified(u) => u.accept(UNIFIED, probe),
             Organization::DimensionSlices(s) => s.accept(name, probe),
             Organization::PlaneSlices(s) => s.accept(name, probe),
             Organization::VcPorts(s) => s.accept(name, probe),

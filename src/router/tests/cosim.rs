@@ -216,9 +216,9 @@ fn pipeline_1_matches_the_model() {
 }
 
 /// On/off flow control: a torus through its core, a mesh choosing by
-/// MAX-CREDIT (the levels) through the top module; the faulty copy sends on
-/// output VC 3 (at {port 1, VC 1} of the may-send flags) whatever its
-/// downstream level.
+/// MAX-CREDIT (the levels) through the top module; in the faulty copy an
+/// input VC keeping its output VC may send on it whatever its downstream
+/// level.
 #[test]
 fn on_off_flow_control_matches_the_model() {
     cosimulate_with(
@@ -233,8 +233,8 @@ fn on_off_flow_control_matches_the_model() {
             ),
         ],
         (
-            "msend0[17] = output_unit_may_send0[3]; msend1[17] = output_unit_may_send1[3];",
-            "msend0[17] = 1'b1; msend1[17] = 1'b1;",
+            "cok_d[q*2+c] = output_unit_may_send0[o*2+x];",
+            "cok_d[q*2+c] = 1'b1;",
         ),
     );
 }

@@ -302,3 +302,30 @@ fn a_router_of_another_width_than_its_spec_is_refused_by_name() {
     assert!(Router::<16>::new(&s16).is_ok());
     assert!(Router::<64>::new(&s64).is_ok());
 }
+
+/// The reference router (5 ports, 2 VCs, 32-bit flits, 4 flits per VC;
+/// docs/router.md, "Module hierarchy") is a file a person reads: at most
+/// 3,000 lines and 40 modules, no `$` in a name, each block's module once.
+#[test]
+fn the_reference_router_reads_in_few_modules_and_lines() {
+    let s = RouterSpec {
+        flit_width: 32,
+        buffer_depth: 4,
+        ..spec(Algorithm::DimensionOrder, 4, 2)
+    };
+    let text = verilog(&s).expect("the reference router");
+    let lines = text.lines().count();
+    let modules: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("module "))
+        .collect();
+    assert!(lines <= 3000, "{lines} lines");
+    assert!(modules.len() <= 40, "{} modules", modules.len());
+    assert!(!text.contains('$'), "a `$` in the Verilog");
+    let fcu = format!("{}_core_flow_control_unit ", s.name());
+    assert_eq!(
+        modules.iter().filter(|m| m.starts_with(&fcu)).count(),
+        1,
+        "the flow-control unit once"
+    );
+}

@@ -5,13 +5,6 @@
 
 use super::*;
 
-fn family(toml: &str) -> RouterSpec {
-    SpecInput::from_toml(toml, std::path::Path::new("family.toml"))
-        .and_then(|s| s.resolve())
-        .expect("a valid spec")
-        .spec
-}
-
 /// The differences in `spec`'s router, and the codes compared.
 fn differences(spec: &RouterSpec) -> (Vec<(String, String)>, usize) {
     fn of<const W: usize>(spec: &RouterSpec) -> (Vec<(String, String)>, usize) {
@@ -30,7 +23,11 @@ fn differences(spec: &RouterSpec) -> (Vec<(String, String)>, usize) {
 /// debug build).
 #[test]
 fn the_code_is_rust_hdls_on_a_sample_of_the_matrix_and_each_option_family() {
-    let specs: Vec<RouterSpec> = matrix().into_iter().step_by(5).chain(families()).collect();
+    let specs: Vec<RouterSpec> = matrix()
+        .into_iter()
+        .step_by(5)
+        .chain(option_families())
+        .collect();
     assert_same_code(&specs);
 }
 
@@ -39,25 +36,6 @@ fn the_code_is_rust_hdls_on_a_sample_of_the_matrix_and_each_option_family() {
 #[ignore = "minutes: make writer-code"]
 fn the_code_is_rust_hdls_on_every_matrix_router() {
     assert_same_code(&matrix());
-}
-
-/// One router per option family the matrix does not vary.
-fn families() -> Vec<RouterSpec> {
-    Vec::from(
-        [
-            "algorithm = \"duato\"\nradix = 3\nvcs = 2\nflit_width = 16\nlookahead = true\n\
-             pipeline = 1",
-            "algorithm = \"west-first\"\nvcs = 1\nflit_width = 16\ntable = \"economical\"",
-            "algorithm = \"negative-first\"\ntopology = \"hypercube\"\ndims = 3\nradix = 2\n\
-             flit_width = 16\nflow_control = \"on-off\"",
-            "algorithm = \"dor\"\ntopology = \"torus\"\nvcs = 2\nflit_width = 16\n\
-             buffers = \"bram\"",
-            "algorithm = \"dor\"\ntopology = \"torus\"\nvcs = 2\nflit_width = 64\n\
-             buffers = \"lutram\"",
-            "algorithm = \"duato\"\nvcs = 2\nflit_width = 16\npath_selection = \"lru\"",
-        ]
-        .map(family),
-    )
 }
 
 fn assert_same_code(specs: &[RouterSpec]) {

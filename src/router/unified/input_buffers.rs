@@ -2,49 +2,33 @@
 //! the VC its `in_vc` names; each slot freed sends a credit (or the on/off
 //! level) upstream.
 
-use super::super::block::Io;
-use super::{Unified, VC_BITS};
+use rust_hdl::prelude::*;
 
-impl<const W: usize> Unified<W> {
-    /// The arriving flits into their VCs' buffers, the buffers' credits to
-    /// the upstream senders.
-    pub(super) fn input_buffers_glue(&mut self, io: &mut Io<'_, W>) {
-        let v = self.v;
-        for q in 0..self.p {
-            for c in 0..v {
-                let i = q * v + c;
-                let u = &mut self.fcu[i];
-                u.in_data.next = io.in_data[q].val();
-                u.in_valid.next = io.in_valid[q].val() && io.in_vc[q].val().index() == c;
-                u.in_head.next = io.in_head[q].val();
-                u.in_tail.next = io.in_tail[q].val();
-                u.credit_in.next = false;
-                u.send_req.next = false;
-                io.in_credit[i].next = u.credit_out.val();
+use super::{Stage, Unified};
+
+/// The arriving flits into their VCs' buffers, the buffers' credits to
+/// the upstream senders ([`Stage`]).
+pub(super) struct InputBuffers;
+
+impl<const W: usize> Stage<InputBuffers> for Unified<W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for vw in self.v..self.v1 {
+            for q in 0..self.p {
+                for c in 0..self.v {
+                    self.fcu[q * vw + c].in_data.next = self.in_data[q].val();
+                    self.fcu[q * vw + c].in_valid.next =
+                        self.in_valid[q].val() & (self.in_vc[q].val() == self.vc_id[c].val());
+                    self.fcu[q * vw + c].in_head.next = self.in_head[q].val();
+                    self.fcu[q * vw + c].in_tail.next = self.in_tail[q].val();
+                    // The router's buffers only receive.
+                    self.fcu[q * vw + c].credit_in.next = false;
+                    self.fcu[q * vw + c].send_req.next = false;
+                }
+            }
+            for i in 0..self.pv {
+                self.in_credit[i].next = self.fcu[i].credit_out.val();
             }
         }
-    }
-
-    /// [`Unified::input_buffers_glue`] as Verilog.
-    pub(super) fn input_buffers_verilog(&self, line: &mut impl FnMut(String)) {
-        let (v, vb) = (self.v, VC_BITS);
-        line("// Input side: the flit goes to the buffer of its VC.".into());
-        line("always @(*) begin".into());
-        for q in 0..self.p {
-            for c in 0..v {
-                let i = q * v + c;
-                line(format!("    fcu${i}$in_data = in_data${q};"));
-                line(format!(
-                    "    fcu${i}$in_valid = in_valid${q} & (in_vc${q} == {vb}'d{c});"
-                ));
-                line(format!("    fcu${i}$in_head = in_head${q};"));
-                line(format!("    fcu${i}$in_tail = in_tail${q};"));
-                line(format!(
-                    "    fcu${i}$credit_in = 1'b0; fcu${i}$send_req = 1'b0;"
-                ));
-                line(format!("    in_credit${i} = fcu${i}$credit_out;"));
-            }
-        }
-        line("end".into());
     }
 }

@@ -2,30 +2,31 @@
 //! buffers, route computation, VC allocation, switch allocation and one
 //! P x P crossbar, outputs.
 //!
-//! Each pipeline stage has its own file holding its part of the simulation
-//! model (`glue`) beside the Verilog it emits (`glue_verilog`), so that a
-//! change to one is made next to the other; the co-simulation tests hold
-//! the two equal. `Unified::glue` and `Unified::glue_verilog` call the
-//! stages in order:
+//! Each pipeline stage has its own file. A part of the glue written as a
+//! [`Stage`] is written once: its `#[hdl_gen] update` is the simulation
+//! model and its code the Verilog (an always block of loops over ports and
+//! VCs). The other parts hold their model (`*_glue`) beside the Verilog
+//! text they emit (`*_verilog`), so that a change to one is made next to
+//! the other; the co-simulation tests hold the two equal. `Unified::glue`
+//! and `Unified::glue_code` call the stages in order:
 //!
 //! - [`input_buffers`]: a flit into the buffer of its VC, credits back;
 //! - [`route`]: per input port one waiting head flit, its decoders and the
-//!   look-ahead decoders, its permitted output VCs;
+//!   look-ahead decoders, its permitted output VCs; the routes decoded a
+//!   cycle early (a [`Stage`]);
 //! - [`routing_table`]: the programmable table's word lines, contents,
 //!   programming and reset ROM (`table`);
 //! - [`vc_alloc`]: output VCs to waiting head flits, the look-ahead mux,
-//!   the held output VCs;
+//!   the held output VCs (a [`Stage`]);
 //! - [`switch_alloc`]: the wiring of the
 //!   [`switch_allocator::SwitchAllocator`] (per input port one flit with a
 //!   credit, per output port one input port: a block of its own whose
 //!   `update` is both its model and its Verilog), the crossbar's inputs
-//!   and header update;
+//!   and header update; the input VCs' may-send flags (a [`Stage`]);
 //! - [`outputs`]: the flits as they cross, downstream credits or levels:
 //!   the [`output_unit::OutputUnit`], a block of its own whose `update`
-//!   is both its model and its Verilog.
-//!
-//! The state (every flip-flop's next value) is written in one Verilog
-//! always block, each stage contributing its registers.
+//!   is both its model and its Verilog;
+//! - the round-robin pointers of routing (a [`Stage`], here).
 
 // Index loops on purpose in the stages' models: the same indices as their
 // Verilog, which the co-simulation holds equal to the model.
@@ -45,6 +46,7 @@ pub mod switch_allocator;
 pub mod vc_alloc;
 pub mod vc_allocator;
 
+use rust_hdl::core::ast::VerilogStatement;
 use rust_hdl::prelude::*;
 
 use super::block::Io;
@@ -57,12 +59,58 @@ use crate::blocks::flow_control::{mask_for, COUNT_BITS};
 use crate::blocks::{AddressDecoder, Crossbar, FlowControlUnit, LookaheadMux};
 use crate::error::Result;
 use crate::spec::{FlowControl, RouterSpec};
+use input_buffers::InputBuffers;
 use output_unit::OutputUnit;
+use outputs::OutputSide;
+use route::EarlyRoutes;
+use switch_alloc::MaySend;
 pub(crate) use switch_allocator::SwitchAllocator;
+use vc_alloc::HeldVcs;
 pub(crate) use vc_allocator::VcAllocator;
 
-/// The blocks of a unified router and what its glue needs to know.
+/// The blocks of a unified router and what its glue needs to know; its
+/// ports are the router's (docs/interface.md, [`crate::router::Router`]),
+/// and it is the router's core module.
 pub struct Unified<const W: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset.
+    pub rst: Signal<In, Bit>,
+    /// The router's coordinates.
+    pub node_id: Signal<In, Bits<W>>,
+    /// Per input port: the arriving flit, its valid, head, tail and VC.
+    pub in_data: Vec<Signal<In, Bits<W>>>,
+    /// See `in_data`.
+    pub in_valid: Vec<Signal<In, Bit>>,
+    /// See `in_data`.
+    pub in_head: Vec<Signal<In, Bit>>,
+    /// See `in_data`.
+    pub in_tail: Vec<Signal<In, Bit>>,
+    /// See `in_data`.
+    pub in_vc: Vec<Signal<In, VcId>>,
+    /// Per output VC: a credit pulse (or the on/off level) from downstream.
+    pub out_credit: Vec<Signal<In, Bit>>,
+    /// Per input VC: a credit pulse (or the on/off level) upstream.
+    pub in_credit: Vec<Signal<Out, Bit>>,
+    /// Per output port: the leaving flit, its valid, head, tail and VC.
+    pub out_data: Vec<Signal<Out, Bits<W>>>,
+    /// See `out_data`.
+    pub out_valid: Vec<Signal<Out, Bit>>,
+    /// See `out_data`.
+    pub out_head: Vec<Signal<Out, Bit>>,
+    /// See `out_data`.
+    pub out_tail: Vec<Signal<Out, Bit>>,
+    /// See `out_data`.
+    pub out_vc: Vec<Signal<Out, VcId>>,
+    /// Table programming: write entry `cfg_addr` with ports `cfg_mask` and
+    /// VC class `cfg_class`.
+    pub cfg_we: Signal<In, Bit>,
+    /// See `cfg_we`.
+    pub cfg_addr: Signal<In, super::EsAddr>,
+    /// See `cfg_we` (P bits with a table, none without).
+    pub cfg_mask: Vec<Signal<In, Bit>>,
+    /// See `cfg_we`.
+    pub cfg_class: Signal<In, ClassId>,
     /// The table (LAPSES §5.2.1): per entry e, port o: `tmask[e P + o]`;
     /// per entry its VC class. Empty without a table.
     tmask: Vec<DFF<Bit>>,
@@ -115,8 +163,41 @@ pub struct Unified<const W: usize> {
     cok: Vec<DFF<Bit>>,
     /// Per input port: round-robin pointer of the VC chosen for routing.
     rptr: Vec<DFF<VcId>>,
+    /// The reset, for the stages' code ([`Stage`]).
+    reset: Signal<Local, Bit>,
+    /// Per input port: a head waits for routing, and on which VC (0 when
+    /// none waits), chosen round robin ([`route`]).
+    rany: Vec<Signal<Local, Bit>>,
+    rsel: Vec<Signal<Local, VcId>>,
+    /// Per input VC: its head was granted an output VC that counts, its
+    /// front flit is a tail that leaves now ([`vc_alloc`]).
+    granted: Vec<Signal<Local, Bit>>,
+    leaves: Vec<Signal<Local, Bit>>,
+    /// Per input port: the output VC its chosen VC sends on ([`switch_alloc`]).
+    svc: Vec<Signal<Local, VcId>>,
+    /// Per input port, with look-ahead: the field the mux chose for its
+    /// granted head.
+    lasel: Vec<Signal<Local, LaField>>,
+    /// Port o, VC c, VC 0, port 0, an empty field: for the stages'
+    /// comparisons.
+    port_id: Vec<Constant<PortId>>,
+    vc_id: Vec<Constant<VcId>>,
+    vc_zero: Constant<VcId>,
+    /// VC 1, V - 1, and the mask of the VC numbers' bits (the round-robin
+    /// pointers).
+    vc_one: Constant<VcId>,
+    vc_last: Constant<VcId>,
+    vc_mask: Constant<VcId>,
+    port_zero: Constant<PortId>,
+    la_zero: Constant<LaField>,
     p: usize,
     v: usize,
+    /// V + 1, the end of a stage's loop that names V (`for vw in v..v1`:
+    /// an index `q * vw + c`).
+    v1: usize,
+    /// P V and P V + 1, likewise (an index `i * kw + k`).
+    pv: usize,
+    pv1: usize,
     onoff: bool,
     es: Option<tables::EsContents>,
     /// Per output port: the header update of a head flit leaving by it.
@@ -143,10 +224,34 @@ pub struct Unified<const W: usize> {
 }
 
 transparent_block!(
-    Unified<W>; tmask, tclass, fcu, dec, indec, fcand, acand, ladec, lamux, rla, valloc, salloc,
+    scoped Unified<W>; clock, rst, node_id, in_data, in_valid, in_head, in_tail, in_vc, out_credit,
+    in_credit, out_data, out_valid, out_head, out_tail, out_vc, cfg_we, cfg_addr, cfg_mask,
+    cfg_class, tmask, tclass, fcu, dec, indec, fcand, acand, ladec, lamux, rla, valloc, salloc,
     xbar, routed, rport,
-    rvc, output_unit, cok, rptr
+    rvc, output_unit, cok, rptr, reset, rany, rsel, granted, leaves, svc, lasel, port_id, vc_id, vc_zero,
+    vc_one, vc_last, vc_mask, port_zero, la_zero
 );
+
+/// One stage of the glue, written once: its `#[hdl_gen] update` is the
+/// simulation model, and rust-hdl makes its Verilog (`hdl`) and the
+/// signals it drives (`connect`) from the same code. `S` names the stage,
+/// so that the router implements this once per stage.
+pub(super) trait Stage<S> {
+    /// The stage's logic for one evaluation.
+    fn update(&mut self);
+    /// Marks what `update` drives.
+    fn connect(&mut self);
+    /// `update` as rust-hdl's Verilog AST.
+    fn hdl(&self) -> Verilog;
+}
+
+/// The statements of stage `S`'s code.
+fn stage_code<S, T: Stage<S>>(t: &T) -> Vec<VerilogStatement> {
+    match t.hdl() {
+        Verilog::Combinatorial(b) => b,
+        _ => Vec::new(),
+    }
+}
 
 impl<const W: usize> Unified<W> {
     /// The unified router of `spec` with its relation compiled as `table`.
@@ -209,7 +314,27 @@ impl<const W: usize> Unified<W> {
             None => Vec::new(),
         };
         let early = la.is_none() && es.is_none() && spec.pipeline != 1;
+        use crate::blocks::signals;
         Ok(Unified {
+            clock: Signal::default(),
+            rst: Signal::default(),
+            node_id: Signal::default(),
+            in_data: signals(p),
+            in_valid: signals(p),
+            in_head: signals(p),
+            in_tail: signals(p),
+            in_vc: signals(p),
+            out_credit: signals(pv),
+            in_credit: signals(pv),
+            out_data: signals(p),
+            out_valid: signals(p),
+            out_head: signals(p),
+            out_tail: signals(p),
+            out_vc: signals(p),
+            cfg_we: Signal::default(),
+            cfg_addr: Signal::default(),
+            cfg_mask: signals(if es.is_some() { p } else { 0 }),
+            cfg_class: Signal::default(),
             tmask: dffs(entries * p),
             tclass: dffs(entries),
             fcu: table
@@ -258,8 +383,30 @@ impl<const W: usize> Unified<W> {
             output_unit: OutputUnit::new(p, v, d, onoff),
             cok: dffs(pv),
             rptr: dffs(p),
+            reset: Signal::default(),
+            rany: signals(p),
+            rsel: signals(p),
+            granted: signals(pv),
+            leaves: signals(pv),
+            svc: signals(p),
+            lasel: signals(if la.is_some() { p } else { 0 }),
+            port_id: (0..p)
+                .map(|o| Constant::new(PortId::from(o as u64)))
+                .collect(),
+            vc_id: (0..v)
+                .map(|c| Constant::new(VcId::from(c as u64)))
+                .collect(),
+            vc_zero: Constant::new(VcId::from(0u64)),
+            vc_one: Constant::new(VcId::from(1u64)),
+            vc_last: Constant::new(VcId::from(v as u64 - 1)),
+            vc_mask: Constant::new(VcId::from(mask_for(v - 1) as u64)),
+            port_zero: Constant::new(PortId::from(0u64)),
+            la_zero: Constant::new(LaField::from(0u64)),
             p,
             v,
+            v1: v + 1,
+            pv,
+            pv1: pv + 1,
             onoff,
             // A VC-port core's port o is on link o / per_link.
             updates: (0..p)
@@ -298,28 +445,106 @@ impl<const W: usize> Unified<W> {
 
     /// One evaluation of the glue (the simulation model): the stages in
     /// pipeline order, then the next state of every flip-flop.
-    pub(super) fn glue(&mut self, io: &mut Io<'_, W>) {
-        self.clocks_glue(io);
-        self.input_buffers_glue(io);
-        let waiting = self.route_glue(io);
-        let perm = self.permitted_glue(io, &waiting);
+    fn glue(&mut self) {
+        Stage::<Clocks>::update(self);
+        Stage::<InputBuffers>::update(self);
+        let waiting = self.route_glue();
+        let perm = self.permitted_glue(&waiting);
         self.vc_alloc_glue(&waiting, &perm);
         self.lookahead_mux_glue(&waiting);
-        let switch = self.switch_alloc_glue();
-        let alloc = self.commit_glue(&waiting);
-        self.outputs_glue(io, &switch, &alloc);
+        self.switch_alloc_glue();
+        self.commit_glue(&waiting);
+        Stage::<OutputSide>::update(self);
         // State.
-        let rst = io.rst.val();
-        self.switch_state_glue(io, &waiting, &alloc);
-        self.held_state_glue(rst, &waiting, &alloc);
-        self.pointers_glue(rst);
-        self.table_state_glue(io);
-        self.route_state_glue();
+        Stage::<MaySend>::update(self);
+        Stage::<HeldVcs>::update(self);
+        self.table_state_glue();
+        Stage::<EarlyRoutes>::update(self);
+        Stage::<Pointers>::update(self);
     }
 
-    /// The glue as Verilog, one always block per stage (inputs, routing,
-    /// VC allocation, switch allocation, outputs, state).
-    pub(super) fn glue_verilog(&self) -> String {
+    /// The glue as Verilog: the stages written once ([`Stage`]) as their
+    /// code, the others as the text beside their models (an always block
+    /// per stage: inputs, routing, VC allocation, switch allocation,
+    /// outputs, state).
+    pub(super) fn glue_code(&self) -> Vec<VerilogStatement> {
+        let mut code = stage_code::<Clocks, _>(self);
+        code.extend(stage_code::<InputBuffers, _>(self));
+        code.push(crate::hdl::code::verbatim(self.glue_verilog()));
+        code.extend(stage_code::<OutputSide, _>(self));
+        code.extend(stage_code::<EarlyRoutes, _>(self));
+        code.extend(stage_code::<Pointers, _>(self));
+        code.extend(stage_code::<MaySend, _>(self));
+        code.extend(stage_code::<HeldVcs, _>(self));
+        code
+    }
+
+    /// The router block's ports into this router's, its outputs out: the
+    /// model of the router block around a unified router (the core of a
+    /// slice of another organization; a unified router's own core module
+    /// is this block).
+    pub(super) fn wire_ports(&mut self, io: &mut Io<'_, W>) {
+        self.clock.next = io.clock.val();
+        self.rst.next = io.rst.val();
+        self.node_id.next = io.node_id.val();
+        self.cfg_we.next = io.cfg_we.val();
+        self.cfg_addr.next = io.cfg_addr.val();
+        self.cfg_class.next = io.cfg_class.val();
+        for (m, s) in self.cfg_mask.iter_mut().enumerate() {
+            s.next = io.cfg_mask[m].val();
+        }
+        for q in 0..self.p {
+            self.in_data[q].next = io.in_data[q].val();
+            self.in_valid[q].next = io.in_valid[q].val();
+            self.in_head[q].next = io.in_head[q].val();
+            self.in_tail[q].next = io.in_tail[q].val();
+            self.in_vc[q].next = io.in_vc[q].val();
+            io.out_data[q].next = self.out_data[q].val();
+            io.out_valid[q].next = self.out_valid[q].val();
+            io.out_head[q].next = self.out_head[q].val();
+            io.out_tail[q].next = self.out_tail[q].val();
+            io.out_vc[q].next = self.out_vc[q].val();
+        }
+        for k in 0..self.pv {
+            self.out_credit[k].next = io.out_credit[k].val();
+            io.in_credit[k].next = self.in_credit[k].val();
+        }
+    }
+
+    /// [`Unified::wire_ports`] as Verilog.
+    pub(super) fn ports_verilog(&self) -> String {
+        let u = super::organization::UNIFIED;
+        let mut s = String::from(
+            "    // The router's ports, the unified router's.\n    always @(*) begin\n",
+        );
+        let mut line = |t: String| {
+            s.push_str("        ");
+            s.push_str(&t);
+            s.push('\n');
+        };
+        for x in ["clock", "rst", "node_id", "cfg_we", "cfg_addr", "cfg_class"] {
+            line(format!("{u}${x} = {x};"));
+        }
+        for m in 0..self.cfg_mask.len() {
+            line(format!("{u}$cfg_mask${m} = cfg_mask${m};"));
+        }
+        for q in 0..self.p {
+            for x in ["data", "valid", "head", "tail", "vc"] {
+                line(format!("{u}$in_{x}${q} = in_{x}${q};"));
+                line(format!("out_{x}${q} = {u}$out_{x}${q};"));
+            }
+        }
+        for k in 0..self.pv {
+            line(format!("{u}$out_credit${k} = out_credit${k};"));
+            line(format!("in_credit${k} = {u}$in_credit${k};"));
+        }
+        s.push_str("    end\n");
+        s
+    }
+
+    /// The glue written as text, beside its model (stage by stage, until
+    /// each is a [`Stage`]).
+    fn glue_verilog(&self) -> String {
         let mut s = String::new();
         let mut line = |t: String| {
             s.push_str("    ");
@@ -327,28 +552,19 @@ impl<const W: usize> Unified<W> {
             s.push('\n');
         };
         self.declarations_verilog(&mut line);
-        self.clocks_verilog(&mut line);
-        self.input_buffers_verilog(&mut line);
+
         self.route_verilog(&mut line);
         self.permitted_verilog(&mut line);
         self.vc_alloc_verilog(&mut line);
         self.lookahead_mux_verilog(&mut line);
         self.switch_alloc_verilog(&mut line);
-        self.outputs_verilog(&mut line);
-        line("// State: held output VCs, round-robin pointers.".into());
-        line("always @(*) begin".into());
-        self.may_send_verilog(&mut line);
-        for q in 0..self.p {
-            for c in 0..self.v {
-                self.switch_state_verilog(&mut line, q, c);
-                self.held_state_verilog(&mut line, q, c);
-            }
-            self.pointers_verilog(&mut line, q);
+        if self.es.is_some() {
+            line("// State: the routing table.".into());
+            line("always @(*) begin".into());
+            self.table_state_verilog(&mut line);
+            line("end".into());
         }
-        self.table_state_verilog(&mut line);
-        line("end".into());
         self.table_rom_verilog(&mut line);
-        self.route_state_verilog(&mut line);
         s.push('\n');
         s
     }
@@ -356,17 +572,11 @@ impl<const W: usize> Unified<W> {
     /// The registers every stage shares: the round-robin choices, the
     /// switch's and the allocator's answers, the may-send flags.
     fn declarations_verilog(&self, line: &mut impl FnMut(String)) {
-        let (vb, pb) = (VC_BITS, PORT_BITS);
+        let pb = PORT_BITS;
         line("// Glue intermediates.".into());
         for q in 0..self.p {
-            line(format!("reg rany${q}; reg [{}:0] rsel${q};", vb - 1));
-            line(format!(
-                "reg [{}:0] sport${q}; reg [{}:0] svc${q};",
-                pb - 1,
-                vb - 1
-            ));
+            line(format!("reg [{}:0] sport${q};", pb - 1));
         }
-        line("reg [255:0] msend0; reg [255:0] msend1;".into());
         for q in 0..self.p {
             line(format!("reg [{}:0] shown${q};", W - 1));
         }
@@ -376,172 +586,106 @@ impl<const W: usize> Unified<W> {
             }
         }
     }
+}
 
-    /// The clock (and reset) of every block and flip-flop.
-    fn clocks_glue(&mut self, io: &Io<'_, W>) {
-        let clk = io.clock.val();
-        let rst = io.rst.val();
-        for i in 0..self.p * self.v {
-            self.fcu[i].clock.next = clk;
-            self.fcu[i].rst.next = rst;
-            self.routed[i].clock.next = clk;
-            self.rport[i].clock.next = clk;
-            self.rvc[i].clock.next = clk;
-        }
-        for r in self.cok.iter_mut() {
-            r.clock.next = clk;
-        }
-        for r in self.fcand.iter_mut().chain(self.acand.iter_mut()) {
-            r.clock.next = clk;
-        }
+/// The round-robin pointers of routing ([`Stage`]): each advances every
+/// cycle, from V - 1 back to 0 (a waiting VC is first in line once every V
+/// cycles), masked so that synthesis sees the pointer's high bits constant.
+struct Pointers;
+
+impl<const W: usize> Stage<Pointers> for Unified<W> {
+    #[hdl_gen]
+    fn update(&mut self) {
         for q in 0..self.p {
-            self.rptr[q].clock.next = clk;
+            self.rptr[q].d.next = (self.rptr[q].q.val() + self.vc_one.val()) & self.vc_mask.val();
+            if self.rptr[q].q.val() == self.vc_last.val() {
+                self.rptr[q].d.next = self.vc_zero.val();
+            }
+            if self.reset.val() {
+                self.rptr[q].d.next = self.vc_zero.val();
+            }
         }
-        for t in self.tmask.iter_mut() {
-            t.clock.next = clk;
-        }
-        for t in self.tclass.iter_mut() {
-            t.clock.next = clk;
-        }
-        for r in self.rla.iter_mut() {
-            r.clock.next = clk;
-        }
-        self.valloc.clock.next = clk;
-        self.valloc.rst.next = rst;
-        self.salloc.clock.next = clk;
-        self.salloc.rst.next = rst;
-        self.xbar.clock.next = clk;
-        self.xbar.rst.next = rst;
     }
+}
 
-    /// [`Unified::clocks_glue`] as Verilog.
-    fn clocks_verilog(&self, line: &mut impl FnMut(String)) {
-        line("// Clocks and resets of the blocks.".into());
-        line("always @(*) begin".into());
-        for i in 0..self.p * self.v {
-            line(format!("    fcu${i}$clock = clock; fcu${i}$rst = rst;"));
-            line(format!(
-                "    routed${i}$clock = clock; rport${i}$clock = clock; rvc${i}$clock = clock; \
-                 cok${i}$clock = clock;"
-            ));
+/// The clock (and reset) of every block and flip-flop ([`Stage`]).
+struct Clocks;
+
+impl<const W: usize> Stage<Clocks> for Unified<W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.reset.next = self.rst.val();
+        for i in 0..self.pv {
+            self.fcu[i].clock.next = self.clock.val();
+            self.fcu[i].rst.next = self.rst.val();
         }
-        for q in 0..self.p {
-            line(format!("    rptr${q}$clock = clock;"));
-        }
-        for j in 0..self.tmask.len() {
-            line(format!("    tmask${j}$clock = clock;"));
-        }
-        for e in 0..self.tclass.len() {
-            line(format!("    tclass${e}$clock = clock;"));
-        }
-        for i in 0..self.rla.len() {
-            line(format!("    rla${i}$clock = clock;"));
+        self.valloc.clock.next = self.clock.val();
+        self.valloc.rst.next = self.rst.val();
+        self.salloc.clock.next = self.clock.val();
+        self.salloc.rst.next = self.rst.val();
+        self.xbar.clock.next = self.clock.val();
+        self.xbar.rst.next = self.rst.val();
+        // (The registers' clocks: the writer drops these copies.)
+        for i in 0..self.pv {
+            self.routed[i].clock.next = self.clock.val();
+            self.rport[i].clock.next = self.clock.val();
+            self.rvc[i].clock.next = self.clock.val();
+            self.cok[i].clock.next = self.clock.val();
         }
         for j in 0..self.fcand.len() {
-            line(format!(
-                "    fcand${j}$clock = clock; acand${j}$clock = clock;"
-            ));
+            self.fcand[j].clock.next = self.clock.val();
+            self.acand[j].clock.next = self.clock.val();
         }
-        line("    valloc$clock = clock; valloc$rst = rst;".into());
-        line("    salloc$clock = clock; salloc$rst = rst;".into());
-        line("    xbar$clock = clock; xbar$rst = rst;".into());
-        line("end".into());
-    }
-
-    /// The round-robin pointers of routing advance every cycle (a waiting
-    /// VC is first in line once every V cycles).
-    fn pointers_glue(&mut self, rst: bool) {
-        let v = self.v;
-        let step = |x: VcId| {
-            if rst || x.index() + 1 >= v {
-                VcId::from(0u64)
-            } else {
-                x + VcId::from(1u64)
-            }
-        };
         for q in 0..self.p {
-            self.rptr[q].d.next = step(self.rptr[q].q.val());
+            self.rptr[q].clock.next = self.clock.val();
         }
-    }
-
-    /// [`Unified::pointers_glue`] of input port `q` as Verilog.
-    fn pointers_verilog(&self, line: &mut impl FnMut(String), q: usize) {
-        let (v, vb) = (self.v, VC_BITS);
-        let step = |r: &str| {
-            if v == 1 {
-                format!("{vb}'d0")
-            } else {
-                // Masked (no change: the sum is at most V - 1) so that
-                // synthesis sees the pointer's high bits constant.
-                format!(
-                    "({r} >= {vb}'d{}) ? {vb}'d0 : ({r} + {vb}'d1) & {vb}'d{}",
-                    v - 1,
-                    mask_for(v - 1)
-                )
-            }
-        };
-        line(format!(
-            "    if (rst) rptr${q}$d = {vb}'d0; else rptr${q}$d = {};",
-            step(&format!("rptr${q}$q"))
-        ));
+        for j in 0..self.tmask.len() {
+            self.tmask[j].clock.next = self.clock.val();
+        }
+        for e in 0..self.tclass.len() {
+            self.tclass[e].clock.next = self.clock.val();
+        }
+        for i in 0..self.rla.len() {
+            self.rla[i].clock.next = self.clock.val();
+        }
     }
 }
 
 impl<const W: usize> Logic for Unified<W> {
-    fn update(&mut self) {}
+    fn update(&mut self) {
+        self.glue();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Combinatorial(self.glue_code())
+    }
 
     fn connect(&mut self) {
-        let (p, v) = (self.p, self.v);
-        for i in 0..p * v {
-            let u = &mut self.fcu[i];
-            u.clock.connect();
-            u.rst.connect();
-            u.in_data.connect();
-            u.in_valid.connect();
-            u.in_head.connect();
-            u.in_tail.connect();
+        let p = self.p;
+        // What the stages written once drive.
+        Stage::<Clocks>::connect(self);
+        Stage::<InputBuffers>::connect(self);
+        Stage::<EarlyRoutes>::connect(self);
+        Stage::<HeldVcs>::connect(self);
+        Stage::<MaySend>::connect(self);
+        Stage::<Pointers>::connect(self);
+        Stage::<OutputSide>::connect(self);
+        // What the stages written as text drive.
+        for s in self.rany.iter_mut() {
+            s.connect();
+        }
+        for s in self.rsel.iter_mut() {
+            s.connect();
+        }
+        for s in self.lasel.iter_mut() {
+            s.connect();
+        }
+        for s in self.svc.iter_mut() {
+            s.connect();
+        }
+        for u in self.fcu.iter_mut() {
             u.out_ready.connect();
-            u.credit_in.connect();
-            u.send_req.connect();
-            self.routed[i].clock.connect();
-            self.routed[i].d.connect();
-            self.rport[i].clock.connect();
-            self.rport[i].d.connect();
-            self.rvc[i].clock.connect();
-            self.rvc[i].d.connect();
         }
-        connect_dffs(&mut self.cok);
-        let u = &mut self.output_unit;
-        u.clock.connect();
-        u.rst.connect();
-        for s in u
-            .xbar_valid
-            .iter_mut()
-            .chain(&mut u.xbar_head)
-            .chain(&mut u.xbar_tail)
-        {
-            s.connect();
-        }
-        for s in u.xbar_data.iter_mut() {
-            s.connect();
-        }
-        for s in u
-            .grant
-            .iter_mut()
-            .chain(&mut u.alloc_valid)
-            .chain(&mut u.out_credit)
-        {
-            s.connect();
-        }
-        for s in u.send_vc.iter_mut().chain(&mut u.alloc_vc) {
-            s.connect();
-        }
-        for s in u.alloc_port.iter_mut() {
-            s.connect();
-        }
-        connect_dffs(&mut self.rla);
-        connect_dffs(&mut self.fcand);
-        connect_dffs(&mut self.acand);
         for d in self
             .dec
             .iter_mut()
@@ -562,11 +706,13 @@ impl<const W: usize> Logic for Unified<W> {
                 s.connect();
             }
         }
-        connect_dffs(&mut self.tmask);
-        connect_dffs(&mut self.tclass);
+        for r in self.tmask.iter_mut() {
+            r.d.connect();
+        }
+        for r in self.tclass.iter_mut() {
+            r.d.connect();
+        }
         for q in 0..p {
-            self.rptr[q].clock.connect();
-            self.rptr[q].d.connect();
             for j in 0..p {
                 self.xbar.grant[q * p + j].connect();
             }
@@ -576,8 +722,6 @@ impl<const W: usize> Logic for Unified<W> {
             self.xbar.in_tail[q].connect();
         }
         let a = &mut self.valloc;
-        a.clock.connect();
-        a.rst.connect();
         for s in a.busy.iter_mut().chain(&mut a.perm) {
             s.connect();
         }
@@ -594,30 +738,17 @@ impl<const W: usize> Logic for Unified<W> {
             s.connect();
         }
         let s = &mut self.salloc;
-        s.clock.connect();
-        s.rst.connect();
-        for i in 0..p * v {
+        for i in 0..s.valid.len() {
             s.valid[i].connect();
             s.may_send[i].connect();
             s.port[i].connect();
         }
-        self.xbar.clock.connect();
-        self.xbar.rst.connect();
     }
 }
 
 /// `n` flip-flops.
 fn dffs<T: Synth>(n: usize) -> Vec<DFF<T>> {
     (0..n).map(|_| DFF::default()).collect()
-}
-
-/// Marks the clock and input of each flip-flop of `regs` driven (by the
-/// glue).
-fn connect_dffs<T: Synth>(regs: &mut [DFF<T>]) {
-    for r in regs {
-        r.clock.connect();
-        r.d.connect();
-    }
 }
 
 /// The first VC (of `v`) at or after `ptr`, then from 0, whose flag is set:

@@ -12,8 +12,7 @@
 
 use rust_hdl::prelude::*;
 
-use super::super::block::Io;
-use super::{by_rsel, round_robin, round_robin_verilog, Unified, VC_BITS};
+use super::{by_rsel, round_robin, round_robin_verilog, Stage, Unified, VcId, VC_BITS};
 
 /// Per input port, the head flit routing chose this cycle.
 pub(super) struct Waiting<const W: usize> {
@@ -31,7 +30,7 @@ pub(super) struct Waiting<const W: usize> {
 impl<const W: usize> Unified<W> {
     /// The waiting head flit of each input port into its decoders and the
     /// look-ahead decoders.
-    pub(super) fn route_glue(&mut self, io: &Io<'_, W>) -> Waiting<W> {
+    pub(super) fn route_glue(&mut self) -> Waiting<W> {
         let (p, v) = (self.p, self.v);
         let mut rsel = vec![None; p];
         let mut shown = vec![Bits::<W>::default(); p];
@@ -45,24 +44,26 @@ impl<const W: usize> Unified<W> {
                         && self.fcu[i].out_head.val()
                         && !self.routed[i].q.val())
                         || after[c]
-                        || self.arriving(io, q, c)
+                        || self.arriving(q, c)
                 })
                 .collect();
             rsel[q] = round_robin(self.rptr[q].q.val().index(), &waiting);
+            self.rany[q].next = rsel[q].is_some();
+            self.rsel[q].next = VcId::from(rsel[q].unwrap_or(0) as u64);
             let i = q * v + rsel[q].unwrap_or(0);
-            shown[q] = self.route_data(io, i);
+            shown[q] = self.route_data(i);
             behind[q] = rsel[q].is_some() && after[rsel[q].unwrap_or(0)];
             if self.early {
                 // Decoded a cycle early: the arriving flit, and the flit
                 // two places after each front (module documentation).
                 let x = &mut self.indec[q];
-                x.node_id.next = io.node_id.val();
-                x.in_data.next = io.in_data[q].val();
+                x.node_id.next = self.node_id.val();
+                x.in_data.next = self.in_data[q].val();
                 x.in_valid.next = true;
                 x.in_head.next = true;
                 for c in 0..v {
                     let i = q * v + c;
-                    self.dec[i].node_id.next = io.node_id.val();
+                    self.dec[i].node_id.next = self.node_id.val();
                     self.dec[i].in_data.next = self.fcu[i].third_data.val();
                     self.dec[i].in_valid.next = true;
                     self.dec[i].in_head.next = true;
@@ -70,8 +71,8 @@ impl<const W: usize> Unified<W> {
             } else if q * v < self.dec.len() {
                 for c in 0..v {
                     let i = q * v + c;
-                    self.dec[i].node_id.next = io.node_id.val();
-                    self.dec[i].in_data.next = self.route_data(io, i);
+                    self.dec[i].node_id.next = self.node_id.val();
+                    self.dec[i].in_data.next = self.route_data(i);
                     self.dec[i].in_valid.next = waiting[c];
                     self.dec[i].in_head.next = waiting[c];
                 }
@@ -80,7 +81,7 @@ impl<const W: usize> Unified<W> {
             // the head as it would leave by j, at the neighbour's node id.
             for j in 1..p {
                 if let Some(m) = self.la_at[q * p + j] {
-                    let node = self.next[j - 1].apply(io.node_id.val().to_u64(), W);
+                    let node = self.next[j - 1].apply(self.node_id.val().to_u64(), W);
                     let data = self.updates[j].apply(shown[q].to_u64(), W);
                     self.ladec[m].node_id.next = Bits::<W>::from(node);
                     self.ladec[m].in_data.next = Bits::<W>::from(data);
@@ -115,13 +116,13 @@ impl<const W: usize> Unified<W> {
     /// One cycle per router: a head flit arrives on input VC c of port q
     /// into its empty buffer (whose last packet has left), and is routed
     /// in this cycle, while it is written.
-    fn arriving(&self, io: &Io<'_, W>, q: usize, c: usize) -> bool {
+    fn arriving(&self, q: usize, c: usize) -> bool {
         let i = q * self.v + c;
         self.bypass
             && self.fcu[i].is_present()
-            && io.in_valid[q].val()
-            && io.in_vc[q].val().index() == c
-            && io.in_head[q].val()
+            && self.in_valid[q].val()
+            && self.in_vc[q].val().index() == c
+            && self.in_head[q].val()
             && !self.fcu[i].out_valid.val()
             && !self.routed[i].q.val()
     }
@@ -132,11 +133,11 @@ impl<const W: usize> Unified<W> {
     /// the buffer); with one cycle per router, the arriving flit while the
     /// buffer is empty (again selected by a flip-flop, the buffer's
     /// not-empty flag).
-    fn route_data(&self, io: &Io<'_, W>, i: usize) -> Bits<W> {
+    fn route_data(&self, i: usize) -> Bits<W> {
         if self.routed[i].q.val() {
             self.fcu[i].after_data.val()
         } else if self.bypass && !self.fcu[i].out_valid.val() {
-            io.in_data[i / self.v].val()
+            self.in_data[i / self.v].val()
         } else {
             self.fcu[i].out_data.val()
         }
@@ -159,13 +160,13 @@ impl<const W: usize> Unified<W> {
             // One cycle per router: a head arriving into an empty buffer.
             let arriving = if self.bypass && self.fcu[i].is_present() {
                 format!(
-                    " | (in_valid${q} & (in_vc${q} == {vb}'d{c}) & in_head${q} &                      ~fcu${i}$out_valid & ~routed${i}$q)"
+                    " | (in_valid${q} & (in_vc${q} == {vb}'d{c}) & in_head${q} & ~fcu${i}$out_valid & ~routed${i}$q)"
                 )
             } else {
                 String::new()
             };
             line(format!(
-                "wire wait${i} = (fcu${i}$out_valid & fcu${i}$out_head & ~routed${i}$q) |                  behind${i}{arriving};"
+                "wire wait${i} = (fcu${i}$out_valid & fcu${i}$out_head & ~routed${i}$q) | behind${i}{arriving};"
             ));
             let front = if self.bypass {
                 format!("(fcu${i}$out_valid ? fcu${i}$out_data : in_data${q})")
@@ -246,7 +247,7 @@ impl<const W: usize> Unified<W> {
     /// (`perm[q][k]`): the decoder's, or the table entry whose word line
     /// it drives, or with look-ahead (but on the local port) the VCs of
     /// the field it carries.
-    pub(super) fn permitted_glue(&self, io: &Io<'_, W>, w: &Waiting<W>) -> Vec<Vec<bool>> {
+    pub(super) fn permitted_glue(&self, w: &Waiting<W>) -> Vec<Vec<bool>> {
         let (p, v) = (self.p, self.v);
         (0..p)
             .map(|q| {
@@ -266,7 +267,7 @@ impl<const W: usize> Unified<W> {
                             held[i * p * v + k].q.val()
                         }),
                         (None, _) => self.dec[q * v + w.rsel[q].unwrap_or(0)].cand[k].val(),
-                        (Some(es), _) => self.table_permits(io, es, w, q, k),
+                        (Some(es), _) => self.table_permits(es, w, q, k),
                     })
                     .collect()
             })
@@ -328,64 +329,49 @@ impl<const W: usize> Unified<W> {
             (Some(es), _) => self.table_permitted_verilog(line, es),
         }
     }
+}
 
-    /// Next state of the decoded routes kept in flip-flops (`early`): the
-    /// front flit's next cycle is the flit after it (the front leaves) or
-    /// the arriving flit (it lands first), else the same; the flit after
-    /// the front is next the flit two places on (the front leaves) or the
-    /// arriving flit (it lands second), else the same. Where no flit will
-    /// be, the value is never read (VC allocation reads it for a waiting
-    /// head only).
-    pub(super) fn route_state_glue(&mut self) {
-        let pv = self.p * self.v;
-        for i in 0..self.fcand.len() / pv.max(1) {
-            let u = &self.fcu[i];
-            let (fa, fi) = (u.front_takes_after.val(), u.front_takes_in.val());
-            let (at, ai) = (u.after_takes_third.val(), u.after_takes_in.val());
-            for k in 0..pv {
-                let j = i * pv + k;
-                let arriving = self.indec[i / self.v].cand[k].val();
-                let (front, after) = (self.fcand[j].q.val(), self.acand[j].q.val());
-                self.fcand[j].d.next = if fi {
-                    arriving
-                } else if fa {
-                    after
-                } else {
-                    front
-                };
-                self.acand[j].d.next = if ai {
-                    arriving
-                } else if at {
-                    self.dec[i].cand[k].val()
-                } else {
-                    after
-                };
+/// The decoded routes kept in flip-flops (`early`, [`Stage`]): the front
+/// flit's next cycle is the flit after it (the front leaves) or the
+/// arriving flit (it lands first), else the same; the flit after the front
+/// is next the flit two places on (the front leaves) or the arriving flit
+/// (it lands second), else the same. Where no flit will be, the value is
+/// never read (VC allocation reads it for a waiting head only).
+pub(super) struct EarlyRoutes;
+
+impl<const W: usize> Stage<EarlyRoutes> for Unified<W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for vw in self.v..self.v1 {
+            for kw in self.pv..self.pv1 {
+                // Input VC q V + c, output VC k (none without `early`).
+                for q in 0..self.indec.len() {
+                    for c in 0..self.v {
+                        for k in 0..self.pv {
+                            self.fcand[(q * vw + c) * kw + k].d.next =
+                                self.fcand[(q * vw + c) * kw + k].q.val();
+                            if self.fcu[q * vw + c].front_takes_after.val() {
+                                self.fcand[(q * vw + c) * kw + k].d.next =
+                                    self.acand[(q * vw + c) * kw + k].q.val();
+                            }
+                            if self.fcu[q * vw + c].front_takes_in.val() {
+                                self.fcand[(q * vw + c) * kw + k].d.next =
+                                    self.indec[q].cand[k].val();
+                            }
+                            self.acand[(q * vw + c) * kw + k].d.next =
+                                self.acand[(q * vw + c) * kw + k].q.val();
+                            if self.fcu[q * vw + c].after_takes_third.val() {
+                                self.acand[(q * vw + c) * kw + k].d.next =
+                                    self.dec[q * vw + c].cand[k].val();
+                            }
+                            if self.fcu[q * vw + c].after_takes_in.val() {
+                                self.acand[(q * vw + c) * kw + k].d.next =
+                                    self.indec[q].cand[k].val();
+                            }
+                        }
+                    }
+                }
             }
         }
-    }
-
-    /// [`Unified::route_state_glue`] as Verilog.
-    pub(super) fn route_state_verilog(&self, line: &mut impl FnMut(String)) {
-        let pv = self.p * self.v;
-        if self.fcand.is_empty() {
-            return;
-        }
-        line("// The decoded routes a cycle early: front flit, flit after it.".into());
-        line("always @(*) begin".into());
-        for i in 0..self.fcand.len() / pv {
-            let q = i / self.v;
-            for k in 0..pv {
-                let j = i * pv + k;
-                line(format!(
-                    "    fcand${j}$d = fcu${i}$front_takes_in ? indec${q}$cand${k} : \
-                     fcu${i}$front_takes_after ? acand${j}$q : fcand${j}$q;"
-                ));
-                line(format!(
-                    "    acand${j}$d = fcu${i}$after_takes_in ? indec${q}$cand${k} : \
-                     fcu${i}$after_takes_third ? dec${i}$cand${k} : acand${j}$q;"
-                ));
-            }
-        }
-        line("end".into());
     }
 }

@@ -7,7 +7,6 @@
 //! the relation's contents (of the router's `node_id` for the full and meta
 //! tables, from a ROM), `cfg_*` rewrites an entry.
 
-use super::super::block::Io;
 use super::super::tables::{EsContents, TableKind};
 use super::route::Waiting;
 use super::{by_rsel, ClassId, Unified};
@@ -18,7 +17,6 @@ impl<const W: usize> Unified<W> {
     /// the table entry whose word line it drives.
     pub(super) fn table_permits(
         &self,
-        io: &Io<'_, W>,
         es: &EsContents,
         w: &Waiting<W>,
         q: usize,
@@ -29,7 +27,8 @@ impl<const W: usize> Unified<W> {
             (if es.kind == TableKind::Economical {
                 self.dec[q * v + w.rsel[q].unwrap_or(0)].cand[e].val()
             } else {
-                w.rsel[q].is_some() && es.selects(e, w.shown[q].to_u64(), io.node_id.val().to_u64())
+                w.rsel[q].is_some()
+                    && es.selects(e, w.shown[q].to_u64(), self.node_id.val().to_u64())
             }) && self.tmask[e * p + k / v].q.val()
                 && es.class_permits(self.tclass[e].q.val().index(), k / v, k % v)
         })
@@ -91,22 +90,22 @@ impl<const W: usize> Unified<W> {
 
     /// Table programming; reset loads the relation's contents (of the
     /// router's node_id for the full and meta tables).
-    pub(super) fn table_state_glue(&mut self, io: &Io<'_, W>) {
+    pub(super) fn table_state_glue(&mut self) {
         let Some(es) = &self.es else {
             return;
         };
         let p = self.p;
-        let rst = io.rst.val();
+        let rst = self.rst.val();
         for (e, init) in es
-            .reset_entries(io.node_id.val().to_u64())
+            .reset_entries(self.node_id.val().to_u64())
             .iter()
             .enumerate()
         {
-            let write = io.cfg_we.val() && io.cfg_addr.val().index() == e;
+            let write = self.cfg_we.val() && self.cfg_addr.val().index() == e;
             self.tclass[e].d.next = if rst {
                 ClassId::from(u64::from(init.class))
             } else if write {
-                io.cfg_class.val()
+                self.cfg_class.val()
             } else {
                 self.tclass[e].q.val()
             };
@@ -114,7 +113,7 @@ impl<const W: usize> Unified<W> {
                 self.tmask[e * p + o].d.next = if rst {
                     (init.mask >> o) & 1 == 1
                 } else if write {
-                    io.cfg_mask[o].val()
+                    self.cfg_mask[o].val()
                 } else {
                     self.tmask[e * p + o].q.val()
                 };

@@ -8,23 +8,12 @@
 
 use rust_hdl::prelude::*;
 
-use super::super::block::Io;
-use super::route::Waiting;
-use super::vc_alloc::Alloc;
-use super::{Unified, PORT_BITS, VC_BITS};
-
-/// The switch allocation of one cycle.
-pub(super) struct Switch {
-    /// Per input port: the (output port, output VC) its chosen VC holds.
-    pub sroute: Vec<(usize, usize)>,
-    /// Output o goes to input q (o P + q).
-    pub grant_out: Vec<bool>,
-}
+use super::{Stage, Unified, VcId, PORT_BITS, VC_BITS};
 
 impl<const W: usize> Unified<W> {
     /// The switch allocator's inputs, the crossbar's inputs, the
     /// buffers' reads.
-    pub(super) fn switch_alloc_glue(&mut self) -> Switch {
+    pub(super) fn switch_alloc_glue(&mut self) {
         let (p, v) = (self.p, self.v);
         for i in 0..p * v {
             self.salloc.valid[i].next = self.fcu[i].out_valid.val();
@@ -33,9 +22,8 @@ impl<const W: usize> Unified<W> {
         }
         let go: Vec<bool> = (0..p).map(|q| self.salloc.go[q].val()).collect();
         let fsel: Vec<usize> = (0..p).map(|q| self.salloc.sel[q].val().index()).collect();
-        let grant_out: Vec<bool> = (0..p * p).map(|m| self.salloc.grant[m].val()).collect();
         for m in 0..p * p {
-            self.xbar.grant[m].next = grant_out[m];
+            self.xbar.grant[m].next = self.salloc.grant[m].val();
         }
         let sroute: Vec<(usize, usize)> = (0..p)
             .map(|q| {
@@ -43,6 +31,9 @@ impl<const W: usize> Unified<W> {
                 (self.rport[i].q.val().index(), self.rvc[i].q.val().index())
             })
             .collect();
+        for q in 0..p {
+            self.svc[q].next = VcId::from(sroute[q].1 as u64);
+        }
         let fmask = self.field_mask();
         for q in 0..p {
             let i = q * v + fsel[q];
@@ -69,7 +60,6 @@ impl<const W: usize> Unified<W> {
                 self.fcu[q * v + c].out_ready.next = self.salloc.read[q * v + c].val();
             }
         }
-        Switch { sroute, grant_out }
     }
 
     /// [`Unified::switch_alloc_glue`] as Verilog.
@@ -152,46 +142,56 @@ impl<const W: usize> Unified<W> {
         }
         line("end".into());
     }
+}
 
-    /// Next state of each input VC's may-send flag `cok`: it holds an
-    /// output VC and that VC may send in the next cycle. A newly held
-    /// output VC was free, so nothing is sent on it now; a held one sends
-    /// only this input VC's flits (or, on a handover, the tail before).
-    pub(super) fn switch_state_glue(&mut self, io: &Io<'_, W>, w: &Waiting<W>, a: &Alloc) {
-        let v = self.v;
-        let rst = io.rst.val();
-        for q in 0..self.p {
-            for c in 0..v {
-                let i = q * v + c;
-                let granted = w.rsel[q] == Some(c) && a.alloc[q].is_some();
-                let leaves = self.fcu[i].out_ready.val() && self.fcu[i].out_tail.val();
-                let (o, vc) = a.alloc[q].unwrap_or((0, 0));
-                let (ho, hvc) = (self.rport[i].q.val().index(), self.rvc[i].q.val().index());
-                let next = !rst
-                    && if granted {
-                        // A handover: the tail leaving now is sent on it.
-                        self.may_send(o, vc, a.handover[q])
-                    } else {
-                        !leaves
-                            && self.routed[i].q.val()
-                            && self.may_send(ho, hvc, self.fcu[i].out_ready.val())
-                    };
-                self.cok[i].d.next = next;
+/// Each input VC's may-send flag `cok` ([`Stage`]): it holds an output VC
+/// and that VC may send in the next cycle. A newly held output VC was
+/// free, so nothing is sent on it now but, on a handover, the tail before
+/// on it; a held one sends only this input VC's flits.
+pub(super) struct MaySend;
+
+impl<const W: usize> Stage<MaySend> for Unified<W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for vw in self.v..self.v1 {
+            for q in 0..self.p {
+                for c in 0..self.v {
+                    self.cok[q * vw + c].d.next = false;
+                    // Output VC o V + x: the one it keeps holding, or the
+                    // one it is granted now.
+                    for o in 0..self.p {
+                        for x in 0..self.v {
+                            if self.routed[q * vw + c].q.val()
+                                & !self.leaves[q * vw + c].val()
+                                & !self.granted[q * vw + c].val()
+                                & (self.rport[q * vw + c].q.val() == self.port_id[o].val())
+                                & (self.rvc[q * vw + c].q.val() == self.vc_id[x].val())
+                            {
+                                self.cok[q * vw + c].d.next =
+                                    self.output_unit.may_send0[o * vw + x].val();
+                                if self.fcu[q * vw + c].out_ready.val() {
+                                    self.cok[q * vw + c].d.next =
+                                        self.output_unit.may_send1[o * vw + x].val();
+                                }
+                            }
+                            if self.granted[q * vw + c].val()
+                                & (self.valloc.alloc_port[q].val() == self.port_id[o].val())
+                                & (self.valloc.alloc_vc[q].val() == self.vc_id[x].val())
+                            {
+                                self.cok[q * vw + c].d.next =
+                                    self.output_unit.may_send0[o * vw + x].val();
+                                if self.valloc.handover[q].val() {
+                                    self.cok[q * vw + c].d.next =
+                                        self.output_unit.may_send1[o * vw + x].val();
+                                }
+                            }
+                        }
+                    }
+                    if self.reset.val() {
+                        self.cok[q * vw + c].d.next = false;
+                    }
+                }
             }
         }
-    }
-
-    /// [`Unified::switch_state_glue`] of input VC q V + c as Verilog.
-    pub(super) fn switch_state_verilog(&self, line: &mut impl FnMut(String), q: usize, c: usize) {
-        let vb = VC_BITS;
-        let i = q * self.v + c;
-        let granted = format!("(acom${q} & (rsel${q} == {vb}'d{c}))");
-        line(format!(
-            "    if (rst) cok${i}$d = 1'b0; else if {granted} cok${i}$d = ahand${q} ? \
-             msend1[{{aport${q}, avc${q}}}] : msend0[{{aport${q}, avc${q}}}]; \
-             else if ((fcu${i}$out_ready & fcu${i}$out_tail) | ~routed${i}$q) cok${i}$d = 1'b0; \
-             else if (fcu${i}$out_ready) cok${i}$d = msend1[{{rport${i}$q, rvc${i}$q}}]; \
-             else cok${i}$d = msend0[{{rport${i}$q, rvc${i}$q}}];"
-        ));
     }
 }

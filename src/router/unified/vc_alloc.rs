@@ -9,17 +9,7 @@
 use rust_hdl::prelude::*;
 
 use super::route::Waiting;
-use super::{LaField, PortId, Unified, VcId, CB, LA_BITS, PORT_BITS, VC_BITS};
-
-/// The allocation of one cycle.
-pub(super) struct Alloc {
-    /// Per input port: the output (port, VC) granted to its waiting head,
-    /// where the grant counts.
-    pub alloc: Vec<Option<(usize, usize)>>,
-    /// Per input port: the grant is the output VC its leaving tail holds,
-    /// on which that tail is sent now.
-    pub handover: Vec<bool>,
-}
+use super::{Stage, Unified, CB, LA_BITS, PORT_BITS, VC_BITS};
 
 impl<const W: usize> Unified<W> {
     /// The VC allocator's inputs: the output VCs' state, the waiting
@@ -52,22 +42,11 @@ impl<const W: usize> Unified<W> {
 
     /// The grants that count (after switch allocation: a head routed
     /// behind a tail keeps its grant only if the tail leaves now).
-    pub(super) fn commit_glue(&mut self, w: &Waiting<W>) -> Alloc {
+    pub(super) fn commit_glue(&mut self, w: &Waiting<W>) {
         let (p, v) = (self.p, self.v);
         for q in 0..p {
             let i = q * v + w.rsel[q].unwrap_or(0);
             self.valloc.leaves[q].next = self.fcu[i].out_ready.val() && self.fcu[i].out_tail.val();
-        }
-        let a = &self.valloc;
-        Alloc {
-            alloc: (0..p)
-                .map(|q| {
-                    a.alloc_valid[q]
-                        .val()
-                        .then(|| (a.alloc_port[q].val().index(), a.alloc_vc[q].val().index()))
-                })
-                .collect(),
-            handover: (0..p).map(|q| a.handover[q].val()).collect(),
         }
     }
 
@@ -148,6 +127,8 @@ impl<const W: usize> Unified<W> {
                     };
                 }
             }
+            let chosen = self.lamux[q].out_hdr.val().to_u64() & ((1 << LA_BITS) - 1);
+            self.lasel[q].next = chosen.into();
         }
     }
 
@@ -178,77 +159,6 @@ impl<const W: usize> Unified<W> {
                     ));
                 }
             }
-        }
-        line("end".into());
-    }
-
-    /// Next state of each input VC's held output VC (and its look-ahead
-    /// field): taken when its head is granted, given up when its tail
-    /// leaves.
-    pub(super) fn held_state_glue(&mut self, rst: bool, w: &Waiting<W>, a: &Alloc) {
-        let v = self.v;
-        for q in 0..self.p {
-            for c in 0..v {
-                let i = q * v + c;
-                let granted = w.rsel[q] == Some(c) && a.alloc[q].is_some();
-                let leaves = self.fcu[i].out_ready.val() && self.fcu[i].out_tail.val();
-                let (o, vc) = a.alloc[q].unwrap_or((0, 0));
-                self.routed[i].d.next = if rst {
-                    false
-                } else if granted {
-                    true
-                } else if leaves {
-                    false
-                } else {
-                    self.routed[i].q.val()
-                };
-                self.rport[i].d.next = if rst {
-                    PortId::from(0u64)
-                } else if granted {
-                    PortId::from(o as u64)
-                } else {
-                    self.rport[i].q.val()
-                };
-                self.rvc[i].d.next = if rst {
-                    VcId::from(0u64)
-                } else if granted {
-                    VcId::from(vc as u64)
-                } else {
-                    self.rvc[i].q.val()
-                };
-                if self.la.is_some() {
-                    let chosen = self.lamux[q].out_hdr.val().to_u64() & ((1 << LA_BITS) - 1);
-                    self.rla[i].d.next = if rst {
-                        LaField::from(0u64)
-                    } else if granted {
-                        LaField::from(chosen)
-                    } else {
-                        self.rla[i].q.val()
-                    };
-                }
-            }
-        }
-    }
-
-    /// [`Unified::held_state_glue`] of input VC q V + c as Verilog.
-    pub(super) fn held_state_verilog(&self, line: &mut impl FnMut(String), q: usize, c: usize) {
-        let (vb, pb) = (VC_BITS, PORT_BITS);
-        let i = q * self.v + c;
-        let granted = format!("(acom${q} & (rsel${q} == {vb}'d{c}))");
-        line(format!(
-            "    if (rst) routed${i}$d = 1'b0; else if {granted} routed${i}$d = 1'b1; \
-             else if (fcu${i}$out_ready & fcu${i}$out_tail) routed${i}$d = 1'b0; \
-             else routed${i}$d = routed${i}$q;"
-        ));
-        line(format!(
-            "    if (rst) rport${i}$d = {pb}'d0; else if {granted} rport${i}$d = aport${q}; \
-             else rport${i}$d = rport${i}$q;"
-        ));
-        line(format!(
-            "    if (rst) rvc${i}$d = {vb}'d0; else if {granted} rvc${i}$d = avc${q}; \
-             else rvc${i}$d = rvc${i}$q;"
-        ));
-        if self.la.is_some() {
             // The field sits in the header's low bits; a flit narrower
             // than the register is zero-extended (the field fits it).
             let field = if W >= LA_BITS {
@@ -256,10 +166,59 @@ impl<const W: usize> Unified<W> {
             } else {
                 format!("{{{}'d0, lamux${q}$out_hdr}}", LA_BITS - W)
             };
-            line(format!(
-                "    if (rst) rla${i}$d = {LA_BITS}'d0; else if {granted} \
-                 rla${i}$d = {field}; else rla${i}$d = rla${i}$q;"
-            ));
+            line(format!("    lasel${q} = {field};"));
+        }
+        line("end".into());
+    }
+}
+
+/// The held output VCs ([`Stage`]): each input VC's output VC, taken
+/// when its head is granted, given up when its tail leaves, with the
+/// look-ahead field the head leaves with.
+pub(super) struct HeldVcs;
+
+impl<const W: usize> Stage<HeldVcs> for Unified<W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for vw in self.v..self.v1 {
+            for q in 0..self.p {
+                for c in 0..self.v {
+                    // The head of input VC q V + c is granted an output VC
+                    // (one that counts) this cycle.
+                    self.granted[q * vw + c].next = self.valloc.alloc_valid[q].val()
+                        & (self.rsel[q].val() == self.vc_id[c].val());
+                    self.leaves[q * vw + c].next =
+                        self.fcu[q * vw + c].out_ready.val() & self.fcu[q * vw + c].out_tail.val();
+                    self.routed[q * vw + c].d.next = self.routed[q * vw + c].q.val();
+                    self.rport[q * vw + c].d.next = self.rport[q * vw + c].q.val();
+                    self.rvc[q * vw + c].d.next = self.rvc[q * vw + c].q.val();
+                    if self.leaves[q * vw + c].val() {
+                        self.routed[q * vw + c].d.next = false;
+                    }
+                    if self.granted[q * vw + c].val() {
+                        self.routed[q * vw + c].d.next = true;
+                        self.rport[q * vw + c].d.next = self.valloc.alloc_port[q].val();
+                        self.rvc[q * vw + c].d.next = self.valloc.alloc_vc[q].val();
+                    }
+                    if self.reset.val() {
+                        self.routed[q * vw + c].d.next = false;
+                        self.rport[q * vw + c].d.next = self.port_zero.val();
+                        self.rvc[q * vw + c].d.next = self.vc_zero.val();
+                    }
+                }
+            }
+            // With look-ahead: the field the mux chose for the granted head.
+            for q in 0..self.lasel.len() {
+                for c in 0..self.v {
+                    self.rla[q * vw + c].d.next = self.rla[q * vw + c].q.val();
+                    if self.granted[q * vw + c].val() {
+                        self.rla[q * vw + c].d.next = self.lasel[q].val();
+                    }
+                    if self.reset.val() {
+                        self.rla[q * vw + c].d.next = self.la_zero.val();
+                    }
+                }
+            }
         }
     }
 }
