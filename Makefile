@@ -12,7 +12,7 @@ CARGO ?= cargo
 # cargo-nextest when present (clearer report, parallel per test), else cargo test.
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 
-.PHONY: test tools check-style router gen-time network-bench network-large prove matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot studies
+.PHONY: test test-slow tools check-style router gen-time network-bench network-large prove matrix fpga-all synth-perf compare-chien sim-matrix sim-bench sim-plot studies
 .PHONY: install waves-fst outdir-slow prove-all writer-code equiv-before install-check slurm-up slurm-down
 
 test: tools check-style
@@ -20,6 +20,19 @@ ifeq ($(NEXTEST),yes)
 	$(CARGO) nextest run --profile ci
 else
 	$(CARGO) test
+endif
+
+# The tests too slow for the default suite (each marked `#[ignore = "slow:
+# make test-slow"]`, or ignored with a make target of its own named in its
+# comment), apart from the matrix-scale ones with targets of their own
+# (matrix, writer-code, equiv-before, sim-matrix, install-check): about an
+# hour on two cores.
+SLOW_SKIP := matrix_every_configuration the_code_is_rust_hdls_on_every_matrix_router every_matrix_router_is_the_earlier_routergens cargo_install_gives_a_binary every_algorithm_on_meshes_and_tori_both_engines
+test-slow: tools
+ifeq ($(NEXTEST),yes)
+	$(CARGO) nextest run --profile ci --run-ignored only -E 'not ($(foreach t,$(SLOW_SKIP),test(/$(t)/) |) none())'
+else
+	$(CARGO) test -- --ignored $(foreach t,$(SLOW_SKIP),--skip $(t))
 endif
 
 tools:

@@ -590,6 +590,7 @@ fn mesh4_bound(label: &str, flits: f64) -> f64 {
 /// above, flits conserved over the window ([`conserved`]), look-ahead never slower than none in cycles (Figure 5,
 /// Table 3), and every figure drawn.
 #[test]
+#[ignore = "slow: make test-slow"]
 fn lapses_study_at_quick_scale_keeps_its_invariants() {
     use routergen::study::{lapses, Scale};
     let book = Book::direct(&|_: &str| {});

@@ -211,6 +211,7 @@ fn assert_delivered(run: &Run, v: u64, depth: u64) {
 }
 
 #[test]
+#[ignore = "slow: make test-slow"]
 fn checkers_count_packets_and_catch_a_corrupted_flit() {
     if !require_tool("iverilog") || !require_tool("vvp") {
         return;
@@ -299,6 +300,7 @@ fn bad_fpga_requests_exit_2_and_write_nothing() {
 /// lints clean, and every transfer arrives unchanged, all but those the
 /// network holds.
 #[test]
+#[ignore = "slow: make test-slow"]
 fn an_adaptive_lookahead_on_off_design_lints_and_delivers() {
     if !require_tool("iverilog") || !require_tool("vvp") {
         return;

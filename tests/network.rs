@@ -246,6 +246,7 @@ fn a_2x2_mesh_delivers_every_packet() {
 }
 
 #[test]
+#[ignore = "slow: make test-slow"]
 fn a_3x3_torus_with_link_stages_delivers_every_packet() {
     every_packet_arrives(
         "algorithm = \"duato\"\ntopology = \"torus\"\nradix = 3\nvcs = 3\n",
@@ -502,6 +503,7 @@ fn every_transfer_arrives_in_order(toml: &str, link_stages: u32, per_node: usize
 }
 
 #[test]
+#[ignore = "slow: make test-slow"]
 fn a_3x3_mesh_with_two_vcs_delivers_axi_stream_transfers_in_order() {
     every_transfer_arrives_in_order(
         "algorithm = \"dor\"\nradix = 3\nvcs = 2\nflit_width = 32\n",
@@ -511,6 +513,7 @@ fn a_3x3_mesh_with_two_vcs_delivers_axi_stream_transfers_in_order() {
 }
 
 #[test]
+#[ignore = "slow: make test-slow"]
 fn a_4x4_torus_keeps_order_by_its_paths_alone() {
     every_transfer_arrives_in_order(
         "algorithm = \"dor\"\ntopology = \"torus\"\nradix = 4\nvcs = 2\nflit_width = 16\n",
@@ -721,6 +724,7 @@ fn the_network_directory_runs_its_cocotb_testbench_on_icarus() {
 /// synthesis, the drawing's nodes and
 /// links, and its FuseSoC core's lint target under the real FuseSoC.
 #[test]
+#[ignore = "slow: make test-slow"]
 fn the_network_directory_runs_on_verilator_synthesizes_and_draws() {
     if !cocotb_tools() {
         return;
@@ -787,6 +791,7 @@ fn the_network_directory_runs_on_verilator_synthesizes_and_draws() {
 /// look-ahead and on/off flow control on Icarus. One bit flipped in an
 /// injected flit's data makes the replay differ.
 #[test]
+#[ignore = "slow: make test-slow"]
 fn a_simulation_replays_cycle_for_cycle_on_the_network_verilog() {
     if !["make", "iverilog", "vvp", "verilator"]
         .iter()

@@ -363,6 +363,7 @@ fn on_off_router_passes(tmp: &Path, args: &[&str]) -> PathBuf {
 /// one whose input VCs send on the output VCs they hold whatever the
 /// downstream level says.
 #[test]
+#[ignore = "slow: make test-slow"]
 fn generated_checks_pass_and_catch_mutants_on_off() {
     if !tools_present() {
         return;
@@ -715,6 +716,7 @@ fn passes_and_a_flipped_bit_fails(name: &str, args: &[&str], want: &str) {
 /// model's buffer has 2 free slots), and fail a router whose buffers raise
 /// their level with one free slot (a flit overflows and is lost).
 #[test]
+#[ignore = "slow: make test-slow"]
 fn generated_checks_pass_sliced() {
     passes_and_a_flipped_bit_fails(
         "sliced-torus",
@@ -777,44 +779,54 @@ fn generated_checks_pass_plane_slices_on_a_torus() {
     );
 }
 
+/// Two planes sharing the y links, Chien's three VCs.
+const PLANES: [&str; 8] = [
+    "--datapath",
+    "sliced",
+    "--algo",
+    "planar",
+    "--dims",
+    "3",
+    "--vcs",
+    "3",
+];
+
 /// Plane slices (`--datapath sliced --algo planar`, Chien §5.2 Figure 6):
 /// the same interface, so the same testbench, whose permitted ports and
 /// heads come from the n-D planar-adaptive relation, passes on a 3-D mesh
 /// (two planes sharing the y links) and fails the router with a flipped
-/// bit on port 1 (on a 3-D torus: lint here, the testbench in the ignored
-/// test above); with on/off flow control on the 3-D mesh, it
-/// passes and fails a router whose VC controllers ignore the downstream
-/// levels.
+/// bit on port 1 (on a 3-D torus and with on/off flow control: the
+/// ignored tests below, `make outdir-slow`).
 #[test]
 fn generated_checks_pass_plane_slices() {
-    // Two planes sharing the y links, Chien's three VCs.
-    const PLANES: [&str; 8] = [
-        "--datapath",
-        "sliced",
-        "--algo",
-        "planar",
-        "--dims",
-        "3",
-        "--vcs",
-        "3",
-    ];
     passes_and_a_flipped_bit_fails("planes", &PLANES, "planar_mesh3d_k4_v3_w16_d4_sliced");
-    // The 3-D torus's planes (V = 10, 143k lines of Verilog): lint here;
-    // its Icarus testbench (about two minutes) in the ignored test below.
-    if tools_present() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("planes-torus");
-        generate(&dir, &PLANES_TORUS);
-        let out = make_ok(&dir, &["lint"]);
-        assert!(out.contains("lint: clean"), "{out}");
-    }
+}
+
+/// The 3-D torus's planes (V = 10, 143k lines of Verilog) lint clean
+/// (`make outdir-slow`; its testbench is the ignored test above).
+#[test]
+#[ignore]
+fn generated_lint_passes_plane_slices_on_a_torus() {
     if !tools_present() {
         return;
     }
-    // On/off flow control: lint and the Icarus testbench pass (a level
-    // high at least while the model buffer has 2 free slots), and fail a
-    // router whose VC controllers send on VC 0 whatever its downstream
-    // level.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("planes-torus");
+    generate(&dir, &PLANES_TORUS);
+    let out = make_ok(&dir, &["lint"]);
+    assert!(out.contains("lint: clean"), "{out}");
+}
+
+/// Plane slices with on/off flow control on the 3-D mesh: lint and the
+/// Icarus testbench pass (a level high at least while the model buffer has
+/// 2 free slots), and fail a router whose VC controllers send on VC 0
+/// whatever its downstream level (`make outdir-slow`).
+#[test]
+#[ignore]
+fn generated_checks_pass_plane_slices_on_off() {
+    if !tools_present() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("planes-onoff");
     let mut args = PLANES.to_vec();

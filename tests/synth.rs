@@ -215,6 +215,7 @@ fn bad_synth_requests_exit_2_naming_the_problem() {
 /// and the node holds the flip-flops of its parts but those synthesis
 /// merges across their boundary, no more.
 #[test]
+#[ignore = "slow: make test-slow"]
 fn the_interface_scope_measures_router_interface_and_node() {
     if !require_tool("yosys") {
         return;

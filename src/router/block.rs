@@ -247,6 +247,9 @@ impl<const W: usize> Logic for Router<W> {
     }
 
     fn connect(&mut self) {
+        if let Organization::Unified(u) = &mut self.org {
+            u.connect_ports();
+        }
         for s in self.in_credit.iter_mut() {
             s.connect();
         }

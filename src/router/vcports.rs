@@ -392,6 +392,7 @@ mod tests {
     /// flits (ignored test: a mesh through its core and a torus through
     /// the top module).
     #[test]
+    #[ignore = "slow: make test-slow"]
     fn vc_ports_verilog_lints_and_matches_the_model() {
         let cube = vc_ports(Algorithm::Duato, Topology::Hypercube, 2, 2, 2);
         lint_and_synth(&[

@@ -449,6 +449,7 @@ fn engines_agree_on_a_unidirectional_torus() {
 }
 
 #[test]
+#[ignore = "slow: make test-slow"]
 fn engines_agree_on_a_torus_under_duato() {
     let s = spec_on(Algorithm::Duato, Topology::Torus, 2, 4, 3);
     assert!(engines_agree(s, 0.8, 1500).1 > 2000);
@@ -459,6 +460,7 @@ fn engines_agree_on_a_torus_under_duato() {
 /// once, unchanged, at its destination (checked by [`run`]). The sample of
 /// the matrix below that the default suite can afford.
 #[test]
+#[ignore = "slow: make test-slow"]
 fn every_algorithm_delivers_on_2d_meshes_and_tori_at_low_and_high_load() {
     for algorithm in Algorithm::all() {
         for topology in [Topology::Mesh, Topology::Torus, Topology::UniTorus] {
@@ -491,6 +493,7 @@ fn every_algorithm_delivers_on_2d_meshes_and_tori_at_low_and_high_load() {
 /// both engines deliver every packet with identical traces (a router that
 /// overflowed a buffer would lose a flit, which the interfaces report).
 #[test]
+#[ignore = "slow: make test-slow"]
 fn on_off_flow_control_engines_agree_and_deliver_everything() {
     let s = RouterSpec {
         flow_control: crate::spec::FlowControl::OnOff,
@@ -505,6 +508,7 @@ fn on_off_flow_control_engines_agree_and_deliver_everything() {
 /// relation permits at the router it enters (the field that router reads
 /// its hop from), every packet delivered; both engines, identical traces.
 #[test]
+#[ignore = "slow: make test-slow"]
 fn lookahead_network_carries_the_next_routers_ports_on_both_engines() {
     let s = RouterSpec {
         lookahead: true,
@@ -685,6 +689,7 @@ fn pipeline_1_takes_one_cycle_per_router() {
 /// to carry the next router's ports, every packet delivered, the three
 /// engines' traces identical.
 #[test]
+#[ignore = "slow: make test-slow"]
 fn pipeline_1_engines_agree() {
     let s = RouterSpec {
         lookahead: true,

@@ -32,10 +32,23 @@ pub(crate) fn lint_and_synth(configs: &[(RouterSpec, bool)]) {
     }
 }
 
+/// The suite's share of `configs`: every configuration linted, the first
+/// of those marked for synthesis synthesized (all of them in the ignored
+/// `*_all` tests, `make test-slow`: Yosys takes 6 to 10 s a router, lint
+/// about 1 s).
+fn lint_all_synthesize_one(configs: &[(RouterSpec, bool)]) {
+    let first = configs.iter().position(|(_, synth)| *synth);
+    let sample: Vec<(RouterSpec, bool)> = configs
+        .iter()
+        .enumerate()
+        .map(|(i, (s, synth))| (s.clone(), *synth && Some(i) == first))
+        .collect();
+    lint_and_synth(&sample);
+}
+
 /// Meshes: every mesh-only algorithm synthesized, the others linted.
-#[test]
-fn emitted_verilog_lints_and_synthesizes_meshes() {
-    lint_and_synth(&[
+fn emitted_verilog_lints_and_synthesizes_meshes_configs() -> Vec<(RouterSpec, bool)> {
+    vec![
         (
             spec_with(Algorithm::WestFirst, 4, 1, PathSelection::Lru),
             true,
@@ -62,15 +75,26 @@ fn emitted_verilog_lints_and_synthesizes_meshes() {
             spec_with(Algorithm::Duato, 4, 2, PathSelection::MinMux),
             false,
         ),
-    ]);
+    ]
+}
+
+#[test]
+fn emitted_verilog_lints_and_synthesizes_meshes() {
+    lint_all_synthesize_one(&emitted_verilog_lints_and_synthesizes_meshes_configs());
+}
+
+/// Every configuration of the test above synthesized (`make test-slow`).
+#[test]
+#[ignore = "slow: make test-slow"]
+fn emitted_verilog_lints_and_synthesizes_meshes_all() {
+    lint_and_synth(&emitted_verilog_lints_and_synthesizes_meshes_configs());
 }
 
 /// Meshes with the options that change the datapath: routing tables, on/off
 /// flow control, look-ahead and the one-cycle pipeline (two tests, so that
 /// the suite's threads share them).
-#[test]
-fn emitted_verilog_lints_and_synthesizes_mesh_options() {
-    lint_and_synth(&[
+fn emitted_verilog_lints_and_synthesizes_mesh_options_configs() -> Vec<(RouterSpec, bool)> {
+    vec![
         (economical(spec(Algorithm::DimensionOrder, 4, 1)), true),
         (full_table(spec(Algorithm::DimensionOrder, 4, 1)), true),
         (meta_table(spec(Algorithm::DimensionOrder, 4, 1)), false),
@@ -115,16 +139,27 @@ fn emitted_verilog_lints_and_synthesizes_mesh_options() {
             ),
             false,
         ),
-    ]);
+    ]
+}
+
+#[test]
+fn emitted_verilog_lints_and_synthesizes_mesh_options() {
+    lint_all_synthesize_one(&emitted_verilog_lints_and_synthesizes_mesh_options_configs());
+}
+
+/// Every configuration of the test above synthesized (`make test-slow`).
+#[test]
+#[ignore = "slow: make test-slow"]
+fn emitted_verilog_lints_and_synthesizes_mesh_options_all() {
+    lint_and_synth(&emitted_verilog_lints_and_synthesizes_mesh_options_configs());
 }
 
 /// Tori and hypercubes: dimension order (on a unidirectional torus too,
 /// with an economical table), *-channels, negative-first and Duato
 /// synthesized (with the meshes' test, every algorithm and every
 /// topology), planar-adaptive on a torus linted.
-#[test]
-fn emitted_verilog_lints_and_synthesizes_tori_and_hypercubes() {
-    lint_and_synth(&[
+fn emitted_verilog_lints_and_synthesizes_tori_and_hypercubes_configs() -> Vec<(RouterSpec, bool)> {
+    vec![
         (
             spec_on(Algorithm::DimensionOrder, Topology::Torus, 2, 4, 2),
             true,
@@ -169,7 +204,19 @@ fn emitted_verilog_lints_and_synthesizes_tori_and_hypercubes() {
             )),
             false,
         ),
-    ]);
+    ]
+}
+
+#[test]
+fn emitted_verilog_lints_and_synthesizes_tori_and_hypercubes() {
+    lint_all_synthesize_one(&emitted_verilog_lints_and_synthesizes_tori_and_hypercubes_configs());
+}
+
+/// Every configuration of the test above synthesized (`make test-slow`).
+#[test]
+#[ignore = "slow: make test-slow"]
+fn emitted_verilog_lints_and_synthesizes_tori_and_hypercubes_all() {
+    lint_and_synth(&emitted_verilog_lints_and_synthesizes_tori_and_hypercubes_configs());
 }
 
 /// The whole matrix: every configuration of [`matrix`] built, linted

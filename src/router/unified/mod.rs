@@ -511,6 +511,31 @@ impl<const W: usize> Unified<W> {
         }
     }
 
+    /// Marks driven the inputs [`Unified::wire_ports`] drives (the router
+    /// block's `connect`: rust-hdl checks every input of a sub-block is
+    /// driven by its parent).
+    pub(super) fn connect_ports(&mut self) {
+        self.clock.connect();
+        self.rst.connect();
+        self.node_id.connect();
+        self.cfg_we.connect();
+        self.cfg_addr.connect();
+        self.cfg_class.connect();
+        for s in self.cfg_mask.iter_mut() {
+            s.connect();
+        }
+        for q in 0..self.p {
+            self.in_data[q].connect();
+            self.in_valid[q].connect();
+            self.in_head[q].connect();
+            self.in_tail[q].connect();
+            self.in_vc[q].connect();
+        }
+        for s in self.out_credit.iter_mut() {
+            s.connect();
+        }
+    }
+
     /// [`Unified::wire_ports`] as Verilog.
     pub(super) fn ports_verilog(&self) -> String {
         let u = super::organization::UNIFIED;
