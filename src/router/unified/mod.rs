@@ -63,7 +63,7 @@ use input_buffers::InputBuffers;
 use output_unit::OutputUnit;
 use outputs::OutputSide;
 use route::EarlyRoutes;
-use switch_alloc::MaySend;
+use switch_alloc::{MaySend, SwitchRequests};
 pub(crate) use switch_allocator::SwitchAllocator;
 use vc_alloc::HeldVcs;
 pub(crate) use vc_allocator::VcAllocator;
@@ -452,6 +452,7 @@ impl<const W: usize> Unified<W> {
         let perm = self.permitted_glue(&waiting);
         self.vc_alloc_glue(&waiting, &perm);
         self.lookahead_mux_glue(&waiting);
+        Stage::<SwitchRequests>::update(self);
         self.switch_alloc_glue();
         self.commit_glue(&waiting);
         Stage::<OutputSide>::update(self);
@@ -470,6 +471,7 @@ impl<const W: usize> Unified<W> {
     pub(super) fn glue_code(&self) -> Vec<VerilogStatement> {
         let mut code = stage_code::<Clocks, _>(self);
         code.extend(stage_code::<InputBuffers, _>(self));
+        code.extend(stage_code::<SwitchRequests, _>(self));
         code.push(crate::hdl::code::verbatim(self.glue_verilog()));
         code.extend(stage_code::<OutputSide, _>(self));
         code.extend(stage_code::<EarlyRoutes, _>(self));
@@ -695,6 +697,7 @@ impl<const W: usize> Logic for Unified<W> {
         Stage::<MaySend>::connect(self);
         Stage::<Pointers>::connect(self);
         Stage::<OutputSide>::connect(self);
+        Stage::<SwitchRequests>::connect(self);
         // What the stages written as text drive.
         for s in self.rany.iter_mut() {
             s.connect();
@@ -707,9 +710,6 @@ impl<const W: usize> Logic for Unified<W> {
         }
         for s in self.svc.iter_mut() {
             s.connect();
-        }
-        for u in self.fcu.iter_mut() {
-            u.out_ready.connect();
         }
         for d in self
             .dec
@@ -738,11 +738,7 @@ impl<const W: usize> Logic for Unified<W> {
             r.d.connect();
         }
         for q in 0..p {
-            for j in 0..p {
-                self.xbar.grant[q * p + j].connect();
-            }
             self.xbar.in_data[q].connect();
-            self.xbar.in_valid[q].connect();
             self.xbar.in_head[q].connect();
             self.xbar.in_tail[q].connect();
         }
@@ -761,12 +757,6 @@ impl<const W: usize> Logic for Unified<W> {
         }
         for s in a.held_vc.iter_mut() {
             s.connect();
-        }
-        let s = &mut self.salloc;
-        for i in 0..s.valid.len() {
-            s.valid[i].connect();
-            s.may_send[i].connect();
-            s.port[i].connect();
         }
     }
 }

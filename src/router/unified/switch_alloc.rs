@@ -11,20 +11,12 @@ use rust_hdl::prelude::*;
 use super::{Stage, Unified, VcId, PORT_BITS, VC_BITS};
 
 impl<const W: usize> Unified<W> {
-    /// The switch allocator's inputs, the crossbar's inputs, the
-    /// buffers' reads.
+    /// The crossbar's data inputs: per input port the flit of the VC
+    /// switch allocation chose, a head with its look-ahead field and
+    /// header update (the requests and grants: [`SwitchRequests`]).
     pub(super) fn switch_alloc_glue(&mut self) {
         let (p, v) = (self.p, self.v);
-        for i in 0..p * v {
-            self.salloc.valid[i].next = self.fcu[i].out_valid.val();
-            self.salloc.may_send[i].next = self.cok[i].q.val();
-            self.salloc.port[i].next = self.rport[i].q.val();
-        }
-        let go: Vec<bool> = (0..p).map(|q| self.salloc.go[q].val()).collect();
         let fsel: Vec<usize> = (0..p).map(|q| self.salloc.sel[q].val().index()).collect();
-        for m in 0..p * p {
-            self.xbar.grant[m].next = self.salloc.grant[m].val();
-        }
         let sroute: Vec<(usize, usize)> = (0..p)
             .map(|q| {
                 let i = q * v + fsel[q];
@@ -53,12 +45,8 @@ impl<const W: usize> Unified<W> {
             } else {
                 self.fcu[i].out_data.val()
             };
-            self.xbar.in_valid[q].next = go[q];
             self.xbar.in_head[q].next = self.fcu[i].out_head.val();
             self.xbar.in_tail[q].next = self.fcu[i].out_tail.val();
-            for c in 0..v {
-                self.fcu[q * v + c].out_ready.next = self.salloc.read[q * v + c].val();
-            }
         }
     }
 
@@ -67,17 +55,7 @@ impl<const W: usize> Unified<W> {
         let (p, v) = (self.p, self.v);
         let vb = VC_BITS;
         let pb = PORT_BITS;
-        line(
-            "// Switch allocation: per input port one ready VC, per output port one input.".into(),
-        );
-        line("always @(*) begin".into());
-        for i in 0..p * v {
-            line(format!(
-                "    salloc$valid${i} = fcu${i}$out_valid; salloc$may_send${i} = cok${i}$q; \
-                 salloc$port${i} = rport${i}$q;"
-            ));
-        }
-        line("end".into());
+        line("// The crossbar's inputs: the flit of the VC switch allocation chose.".into());
         line("always @(*) begin".into());
         for q in 0..p {
             let i0 = q * v;
@@ -131,16 +109,33 @@ impl<const W: usize> Unified<W> {
                 }
             }
         }
-        for m in 0..p * p {
-            line(format!("    xbar$grant${m} = salloc$grant${m};"));
-        }
-        for q in 0..p {
-            line(format!("    xbar$in_valid${q} = salloc$go${q};"));
-        }
-        for i in 0..p * v {
-            line(format!("    fcu${i}$out_ready = salloc$read${i};"));
-        }
         line("end".into());
+    }
+}
+
+/// Switch allocation's requests and answers ([`Stage`]): each input VC
+/// asks with a flit waiting, its may-send flag and the port it holds; the
+/// grants set the crossbar, the chosen input ports' flits cross, the
+/// chosen VCs' buffers are read.
+pub(super) struct SwitchRequests;
+
+impl<const W: usize> Stage<SwitchRequests> for Unified<W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for i in 0..self.pv {
+            self.salloc.valid[i].next = self.fcu[i].out_valid.val();
+            self.salloc.may_send[i].next = self.cok[i].q.val();
+            self.salloc.port[i].next = self.rport[i].q.val();
+        }
+        for m in 0..self.salloc.grant.len() {
+            self.xbar.grant[m].next = self.salloc.grant[m].val();
+        }
+        for q in 0..self.p {
+            self.xbar.in_valid[q].next = self.salloc.go[q].val();
+        }
+        for i in 0..self.pv {
+            self.fcu[i].out_ready.next = self.salloc.read[i].val();
+        }
     }
 }
 
