@@ -25,8 +25,8 @@ endif
 # The tests too slow for the default suite (each marked `#[ignore = "slow:
 # make test-slow"]`, or ignored with a make target of its own named in its
 # comment), apart from the matrix-scale ones with targets of their own
-# (matrix, writer-code, equiv-before, sim-matrix, install-check): about an
-# hour on two cores.
+# (matrix, writer-code, equiv-before, sim-matrix, install-check); its 33
+# tests take up to several minutes each.
 SLOW_SKIP := matrix_every_configuration the_code_is_rust_hdls_on_every_matrix_router every_matrix_router_is_the_earlier_routergens cargo_install_gives_a_binary every_algorithm_on_meshes_and_tori_both_engines
 test-slow: tools
 ifeq ($(NEXTEST),yes)
