@@ -30,7 +30,7 @@ endif
 SLOW_SKIP := matrix_every_configuration the_code_is_rust_hdls_on_every_matrix_router every_matrix_router_is_the_earlier_routergens cargo_install_gives_a_binary every_algorithm_on_meshes_and_tori_both_engines
 test-slow: tools
 ifeq ($(NEXTEST),yes)
-	$(CARGO) nextest run --profile ci --run-ignored only -E 'not ($(foreach t,$(SLOW_SKIP),test(/$(t)/) |) none())'
+	$(CARGO) nextest run --profile slow --run-ignored only -E 'not ($(foreach t,$(SLOW_SKIP),test(/$(t)/) |) none())'
 else
 	$(CARGO) test -- --ignored $(foreach t,$(SLOW_SKIP),--skip $(t))
 endif
