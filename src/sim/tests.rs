@@ -457,8 +457,8 @@ fn engines_agree_on_a_torus_under_duato() {
 
 /// Every algorithm on the 4-ary 2-D mesh and tori (where it is defined),
 /// at low and high load, on the rust-hdl engine: every packet delivered
-/// once, unchanged, at its destination (checked by [`run`]). The sample of
-/// the matrix below that the default suite can afford.
+/// once, unchanged, at its destination (checked by [`run`]). A sample of
+/// the matrix below, itself too slow for the default suite (3 minutes).
 #[test]
 #[ignore = "slow: make test-slow"]
 fn every_algorithm_delivers_on_2d_meshes_and_tori_at_low_and_high_load() {

@@ -34,7 +34,7 @@ pub(crate) fn lint_and_synth(configs: &[(RouterSpec, bool)]) {
 
 /// The suite's share of `configs`: every configuration linted, the first
 /// of those marked for synthesis synthesized (all of them in the ignored
-/// `*_all` tests, `make test-slow`: Yosys takes 6 to 10 s a router, lint
+/// `*_all` tests, `make test-slow`: Yosys takes 6 to 18 s a router, lint
 /// about 1 s).
 fn lint_all_synthesize_one(configs: &[(RouterSpec, bool)]) {
     let first = configs.iter().position(|(_, synth)| *synth);

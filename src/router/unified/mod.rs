@@ -51,7 +51,7 @@ use rust_hdl::prelude::*;
 
 use super::block::Io;
 use super::lookahead::{self, LookaheadTable, NextNode};
-use super::organization::transparent_block;
+use super::organization::{transparent_block, wire};
 use super::tables::{self, CompiledTable};
 use super::{ClassId, Count, LaField, PortId, VcId, LA_BITS, ON_OFF_SLACK, PORT_BITS, VC_BITS};
 use crate::blocks::address_decoder::{DecoderShape, HeaderUpdate, Outputs};
@@ -523,19 +523,13 @@ impl<const W: usize> Unified<W> {
         self.cfg_we.connect();
         self.cfg_addr.connect();
         self.cfg_class.connect();
-        for s in self.cfg_mask.iter_mut() {
-            s.connect();
-        }
-        for q in 0..self.p {
-            self.in_data[q].connect();
-            self.in_valid[q].connect();
-            self.in_head[q].connect();
-            self.in_tail[q].connect();
-            self.in_vc[q].connect();
-        }
-        for s in self.out_credit.iter_mut() {
-            s.connect();
-        }
+        wire(&mut self.cfg_mask);
+        wire(&mut self.in_data);
+        wire(&mut self.in_valid);
+        wire(&mut self.in_head);
+        wire(&mut self.in_tail);
+        wire(&mut self.in_vc);
+        wire(&mut self.out_credit);
     }
 
     /// [`Unified::wire_ports`] as Verilog.
