@@ -805,6 +805,31 @@ impl<const W: usize> HwBlock for AddressDecoder<W> {
     }
 }
 
+/// A [`HeaderUpdate`] as constants ([`HeaderUpdate::rewrite`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rewrite {
+    /// The bits the update keeps.
+    pub keep: u64,
+    /// The field's bits where it takes `x + step` (0 on a hypercube,
+    /// whose field is cleared).
+    pub moved: u64,
+    /// Added to the header: one step of the field toward zero.
+    pub step: u64,
+    /// The field value, in place, that takes another value, in place.
+    pub tie: Option<(u64, u64)>,
+}
+
+impl Rewrite {
+    /// The rewrite applied to the W-bit header `x` (the form the router's
+    /// logic takes, for testing against [`HeaderUpdate::apply`]).
+    pub fn apply(&self, x: u64, w: usize) -> u64 {
+        match self.tie {
+            Some((tie, to)) if x & !self.keep == tie => (x & self.keep) | to,
+            _ => (x & self.keep) | (low(x.wrapping_add(self.step), w) & self.moved),
+        }
+    }
+}
+
 /// The header update of one output port (Chien §3: the decoder computes
 /// the updated header; docs/interface.md gives the rule): relative
 /// addressing moves dimension d's offset one step toward zero when the
@@ -870,6 +895,43 @@ impl HeaderUpdate {
         let h = low(data >> at, f);
         let mask = low(u64::MAX, f) << at;
         low((data & !mask) | (self.new_field(h, dir) << at), w)
+    }
+
+    /// [`Self::apply`] as W-bit constants, for logic written once over
+    /// ports: `(x & keep) | ((x + step) & moved)`, but where the field
+    /// (`x & !keep`) equals `tie`, `(x & keep) | tie_to` (a torus of even
+    /// radix). `None`: the header leaves unchanged.
+    pub fn rewrite(&self, w: usize) -> Option<Rewrite> {
+        let (d, dir) = self.step?;
+        let f = self.field_bits;
+        let at = f * d;
+        let mask = low(u64::MAX, f) << at;
+        let k = u64::from(self.radix);
+        // Toward zero: a + offset steps down, a - offset up (mod 2^f
+        // inside the field: the carry out of it is masked off).
+        let step = if dir > 0 {
+            low((1u64 << at).wrapping_neg(), w)
+        } else {
+            1u64 << at
+        };
+        let (moved, tie) = match self.topology {
+            Topology::Hypercube => (0, None),
+            Topology::Torus if k % 2 == 0 => {
+                let (h, to) = if dir > 0 {
+                    (low((k / 2).wrapping_neg(), f), k / 2 - 1)
+                } else {
+                    (k / 2, low(1u64.wrapping_sub(k / 2), f))
+                };
+                (mask, Some((h << at, to << at)))
+            }
+            _ => (mask, None),
+        };
+        Some(Rewrite {
+            keep: low(!mask, w),
+            moved,
+            step,
+            tie,
+        })
     }
 
     /// Verilog expression for [`Self::apply`] on the W-bit expression `x`.
@@ -1069,6 +1131,52 @@ mod tests {
     }
 
     /// The header rule of docs/interface.md, written with integers.
+    /// The constants the router's crossbar path applies
+    /// ([`HeaderUpdate::rewrite`]) against [`HeaderUpdate::apply`], for
+    /// every port, every field value and the bits around it.
+    #[test]
+    fn rewrites_are_the_header_updates() {
+        let mut checked = 0;
+        for (topology, k) in [
+            (Topology::Mesh, 4),
+            (Topology::Mesh, 5),
+            (Topology::Torus, 3),
+            (Topology::Torus, 4),
+            (Topology::Torus, 8),
+            (Topology::Hypercube, 2),
+            (Topology::UniTorus, 4),
+        ] {
+            for addressing in [Addressing::Relative, Addressing::Absolute] {
+                let shape = DecoderShape::new(topology, 3, k, addressing, 1, true);
+                let ports = 1 + 3 * topology.links_per_dim() as usize;
+                let f = shape.field_bits;
+                for w in [16, 64] {
+                    for port in 0..ports {
+                        let u = HeaderUpdate::new(&shape, port);
+                        let Some(r) = u.rewrite(w) else {
+                            assert_eq!(u.apply(0xa5a5, w), 0xa5a5, "{topology} port {port}");
+                            continue;
+                        };
+                        for field in 0..1u64 << f {
+                            for around in [0u64, u64::MAX, 0x5a5a_5a5a_5a5a_5a5a] {
+                                let d = (port.max(1) - 1) / topology.links_per_dim() as usize;
+                                let mask = low(u64::MAX, f) << (f * d);
+                                let x = low((around & !mask) | (field << (f * d)), w);
+                                assert_eq!(
+                                    r.apply(x, w),
+                                    u.apply(x, w),
+                                    "{topology} k={k} port {port} w={w} x={x:x}"
+                                );
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+
     #[test]
     fn header_updates_move_one_step_toward_the_destination() {
         let w = 16;

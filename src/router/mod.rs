@@ -226,7 +226,6 @@ use crate::limits::{
 use rust_hdl::prelude::*;
 
 use crate::algo::{Knobs, Network, Relation};
-use crate::blocks::flow_control::COUNT_BITS;
 use crate::error::{Error, Result};
 use crate::spec::{FlowControl, RouterDatapath, RouterSpec, TableStorage, Topology};
 pub use block::Router;
@@ -244,7 +243,6 @@ const _: () = assert!(VC_BITS == crate::blocks::vc_controller::VC_BITS);
 pub const PORT_BITS: usize = crate::blocks::arbiter::PORT_BITS;
 const _: () = assert!(1 << PORT_BITS == MAX_PORTS as usize);
 
-type Count = Bits<COUNT_BITS>;
 type VcId = Bits<VC_BITS>;
 type PortId = Bits<PORT_BITS>;
 /// Bits of a VC class register of the economical-storage table.
@@ -255,7 +253,6 @@ type EsAddr = Bits<{ crate::blocks::es_table::ADDR_BITS }>;
 /// Bits of a look-ahead field register: P bits, 2P on a torus, whose
 /// largest (4 dimensions, P = 9) takes 18.
 pub const LA_BITS: usize = 18;
-type LaField = Bits<LA_BITS>;
 
 /// On/off flow control: the free slots an input VC needs for its level to
 /// be high, the router's round trip (module documentation).

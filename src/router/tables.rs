@@ -702,23 +702,28 @@ impl EsContents {
             && dims.zip(coords).all(|(d, c)| self.coord(address, d) == c)
     }
 
-    /// [`Self::selects`] as a Verilog expression over the head flit `hdr`
-    /// and `node_id` `node` (both vectors of at least n coordinates).
-    pub fn selects_verilog(&self, e: usize, hdr: &str, node: &str) -> String {
-        let cb = self.coord_bits;
-        let field = |x: &str, d: usize| format!("{x}[{}:{}]", cb * d + cb - 1, cb * d);
+    /// [`Self::selects`] as masks, for logic written once over entries:
+    /// entry e selects an address `a` at `node_id` when `a & mask ==
+    /// value` and, where `home` is given, whether `(a ^ node_id) &`
+    /// [`Self::cluster_mask`] is 0 (the destination in the router's own
+    /// cluster) equals it.
+    pub fn selector(&self, e: usize) -> (u64, u64, Option<bool>) {
         let (dims, coords, own) = self.entry_match(e);
-        let mut terms: Vec<String> = Vec::new();
-        if let Some(o) = own {
-            let c = self.cluster_dims();
-            let (lo, hi) = (cb * c.start, cb * c.end - 1);
-            let eq = format!("({hdr}[{hi}:{lo}] == {node}[{hi}:{lo}])");
-            terms.push(if o { eq } else { format!("~{eq}") });
-        }
+        let field = (1u64 << self.coord_bits) - 1;
+        let (mut mask, mut value) = (0, 0);
         for (d, c) in dims.zip(coords) {
-            terms.push(format!("({} == {cb}'d{c})", field(hdr, d)));
+            mask |= field << (self.coord_bits * d);
+            value |= c << (self.coord_bits * d);
         }
-        terms.join(" & ")
+        (mask, value, own)
+    }
+
+    /// The coordinates that name a node's cluster (meta tables; 0 for the
+    /// others): [`Self::selector`].
+    pub fn cluster_mask(&self) -> u64 {
+        self.cluster_dims()
+            .map(|d| ((1u64 << self.coord_bits) - 1) << (self.coord_bits * d))
+            .fold(0, |m, f| m | f)
     }
 
     /// The reset contents of the router with `node_id`: the same at every
@@ -1114,6 +1119,38 @@ mod tests {
     /// the far end of every hop gives, for every relation that does not
     /// read the input, on 2-D and 3-D networks at the fewest VCs and one
     /// more.
+    /// The masks the router's word lines compare ([`EsContents::selector`])
+    /// against [`EsContents::selects`], for every entry, node and
+    /// destination of the full and meta table families.
+    #[test]
+    fn selectors_are_the_entry_matches() {
+        let mut checked = 0;
+        for spec in crate::router::option_families() {
+            let Some(es) = crate::router::compile(&spec).unwrap().es else {
+                continue;
+            };
+            if es.kind == TableKind::Economical {
+                continue;
+            }
+            let cluster = es.cluster_mask();
+            for e in 0..es.entries.len() {
+                let (mask, value, home) = es.selector(e);
+                for (node, _) in &es.by_node {
+                    for (dest, _) in &es.by_node {
+                        // Bits above the coordinates (the look-ahead field,
+                        // the payload) do not take part.
+                        let a = dest | 0xa5 << (es.coord_bits * es.dims);
+                        let own = (a ^ node) & cluster == 0;
+                        let selected = a & mask == value && home.map_or(true, |h| h == own);
+                        assert_eq!(selected, es.selects(e, a, *node), "entry {e} node {node:x}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+
     #[test]
     fn reach_per_destination_is_reach_per_node() {
         let mut checked = 0;

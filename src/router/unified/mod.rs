@@ -2,31 +2,34 @@
 //! buffers, route computation, VC allocation, switch allocation and one
 //! P x P crossbar, outputs.
 //!
-//! Each pipeline stage has its own file. A part of the glue written as a
-//! [`Stage`] is written once: its `#[hdl_gen] update` is the simulation
-//! model and its code the Verilog (an always block of loops over ports and
-//! VCs). The other parts hold their model (`*_glue`) beside the Verilog
-//! text they emit (`*_verilog`), so that a change to one is made next to
-//! the other; the co-simulation tests hold the two equal. `Unified::glue`
-//! and `Unified::glue_code` call the stages in order:
+//! Each pipeline stage has its own file, and its glue is written once as
+//! [`Stage`]s: a stage's `#[hdl_gen] update` is the simulation model and
+//! its code the Verilog (an always block of loops over ports and VCs),
+//! the router's constants (header updates, table contents, look-ahead
+//! rows) as localparams it indexes. Only look-ahead's decoder inputs and
+//! mux (`lookahead_*`) still hold a model beside the Verilog text they
+//! emit; the co-simulation tests hold the two equal. `Unified::glue` and
+//! `Unified::glue_code` call the stages in order:
 //!
 //! - [`input_buffers`]: a flit into the buffer of its VC, credits back;
-//! - [`route`]: per input port one waiting head flit, its decoders and the
-//!   look-ahead decoders, its permitted output VCs; the routes decoded a
-//!   cycle early (a [`Stage`]);
-//! - [`routing_table`]: the programmable table's word lines, contents,
-//!   programming and reset ROM (`table`);
-//! - [`vc_alloc`]: output VCs to waiting head flits, the look-ahead mux,
-//!   the held output VCs (a [`Stage`]);
-//! - [`switch_alloc`]: the wiring of the
-//!   [`switch_allocator::SwitchAllocator`] (per input port one flit with a
-//!   credit, per output port one input port: a block of its own whose
-//!   `update` is both its model and its Verilog), the crossbar's inputs
-//!   and header update; the input VCs' may-send flags (a [`Stage`]);
+//! - [`route`]: per input port one waiting head flit and its decoders
+//!   (`WaitingHeads`), the look-ahead decoders, its permitted output VCs
+//!   (`Permitted`); the routes decoded a cycle early (`EarlyRoutes`);
+//! - [`routing_table`]: the programmable table's word lines and columns
+//!   (`WordLines`), contents, programming and reset ROM (`TableState`);
+//! - [`vc_alloc`]: the requests to the [`VcAllocator`] (`VcRequests`,
+//!   output VCs to waiting head flits: a block of its own whose `update`
+//!   is both its model and its Verilog), the look-ahead mux, the held
+//!   output VCs (`HeldVcs`);
+//! - [`switch_alloc`]: the requests to the
+//!   [`switch_allocator::SwitchAllocator`] (`SwitchRequests`; per input
+//!   port one flit with a credit, per output port one input port: a block
+//!   of its own), the crossbar's inputs and header update
+//!   (`CrossbarInputs`); the input VCs' may-send flags (`MaySend`);
 //! - [`outputs`]: the flits as they cross, downstream credits or levels:
 //!   the [`output_unit::OutputUnit`], a block of its own whose `update`
 //!   is both its model and its Verilog;
-//! - the round-robin pointers of routing (a [`Stage`], here).
+//! - the round-robin pointers of routing (`Pointers`, here).
 
 // Index loops on purpose in the stages' models: the same indices as their
 // Verilog, which the co-simulation holds equal to the model.
@@ -53,19 +56,20 @@ use super::block::Io;
 use super::lookahead::{self, LookaheadTable, NextNode};
 use super::organization::{transparent_block, wire};
 use super::tables::{self, CompiledTable};
-use super::{ClassId, Count, LaField, PortId, VcId, LA_BITS, ON_OFF_SLACK, PORT_BITS, VC_BITS};
-use crate::blocks::address_decoder::{DecoderShape, HeaderUpdate, Outputs};
-use crate::blocks::flow_control::{mask_for, COUNT_BITS};
+use super::{ClassId, PortId, VcId, ON_OFF_SLACK};
+use crate::blocks::address_decoder::{DecoderShape, HeaderUpdate, Outputs, Rewrite};
+use crate::blocks::flow_control::mask_for;
 use crate::blocks::{AddressDecoder, Crossbar, FlowControlUnit, LookaheadMux};
 use crate::error::Result;
 use crate::spec::{FlowControl, RouterSpec};
 use input_buffers::InputBuffers;
 use output_unit::OutputUnit;
 use outputs::OutputSide;
-use route::EarlyRoutes;
-use switch_alloc::{MaySend, SwitchRequests};
+use route::{EarlyRoutes, Permitted, WaitingHeads};
+use routing_table::{TableState, WordLines};
+use switch_alloc::{CrossbarInputs, MaySend, SwitchRequests};
 pub(crate) use switch_allocator::SwitchAllocator;
-use vc_alloc::HeldVcs;
+use vc_alloc::{HeldVcs, VcRequests};
 pub(crate) use vc_allocator::VcAllocator;
 
 /// The blocks of a unified router and what its glue needs to know; its
@@ -138,8 +142,9 @@ pub struct Unified<const W: usize> {
     ladec: Vec<AddressDecoder<W>>,
     /// Per input port: the mux that keeps the granted port's field.
     lamux: Vec<LookaheadMux<W>>,
-    /// Per input VC: the look-ahead field its head flit leaves with.
-    rla: Vec<DFF<LaField>>,
+    /// Per input VC: the look-ahead field its head flit leaves with, in
+    /// its place in the header (bit `ab`; the other bits 0).
+    rla: Vec<DFF<Bits<W>>>,
     /// VC allocation: output VCs to waiting head flits (Chien's routing
     /// arbiter with the VCs' state).
     valloc: VcAllocator,
@@ -165,20 +170,50 @@ pub struct Unified<const W: usize> {
     rptr: Vec<DFF<VcId>>,
     /// The reset, for the stages' code ([`Stage`]).
     reset: Signal<Local, Bit>,
-    /// Per input port: a head waits for routing, and on which VC (0 when
-    /// none waits), chosen round robin ([`route`]).
+    /// Per input VC: its front flit is a tail that may leave now with a
+    /// head right behind it; a head waits for routing; the flit it routes
+    /// ([`route`]).
+    behind: Vec<Signal<Local, Bit>>,
+    waiting: Vec<Signal<Local, Bit>>,
+    rdata: Vec<Signal<Local, Bits<W>>>,
+    /// Per input port: a head waits for routing, on which VC (0 when none
+    /// waits), chosen round robin, and its flit ([`route`]).
     rany: Vec<Signal<Local, Bit>>,
     rsel: Vec<Signal<Local, VcId>>,
+    shown: Vec<Signal<Local, Bits<W>>>,
+    /// Per input port q and output VC k (`q P V + k`): the waiting head
+    /// may take k ([`route`]).
+    perm: Vec<Signal<Local, Bit>>,
+    /// With a table ([`routing_table`]): per input port q and entry e
+    /// (`q E + e`), the head's word line; per output VC k and entry e
+    /// (`k E + e`), e permits k; per input port, with a full or meta
+    /// table, the head's destination is in the router's cluster.
+    word: Vec<Signal<Local, Bit>>,
+    tcol: Vec<Signal<Local, Bit>>,
+    home: Vec<Signal<Local, Bit>>,
+    /// With a table: per entry e and port o (`e P + o`), and per entry,
+    /// the contents reset loads ([`routing_table::TableState`]).
+    imask: Vec<Signal<Local, Bit>>,
+    iclass: Vec<Signal<Local, ClassId>>,
     /// Per input VC: its head was granted an output VC that counts, its
     /// front flit is a tail that leaves now ([`vc_alloc`]).
     granted: Vec<Signal<Local, Bit>>,
     leaves: Vec<Signal<Local, Bit>>,
-    /// Per input port: the output VC its chosen VC sends on ([`switch_alloc`]).
+    /// Per input port: the output port and VC its chosen VC sends on,
+    /// and with look-ahead the field its head leaves with
+    /// ([`switch_alloc`]).
+    sport: Vec<Signal<Local, PortId>>,
     svc: Vec<Signal<Local, VcId>>,
+    /// Per input port: the chosen flit; with its look-ahead field (a
+    /// head), before its header update; with look-ahead, that field in
+    /// place.
+    sflit: Vec<Signal<Local, Bits<W>>>,
+    sdata: Vec<Signal<Local, Bits<W>>>,
+    sla: Vec<Signal<Local, Bits<W>>>,
     /// Per input port, with look-ahead: the field the mux chose for its
-    /// granted head.
-    lasel: Vec<Signal<Local, LaField>>,
-    /// Port o, VC c, VC 0, port 0, an empty field: for the stages'
+    /// granted head, in place.
+    lasel: Vec<Signal<Local, Bits<W>>>,
+    /// Port o, VC c, VC 0, port 0, a flit of zeros: for the stages'
     /// comparisons.
     port_id: Vec<Constant<PortId>>,
     vc_id: Vec<Constant<VcId>>,
@@ -189,8 +224,78 @@ pub struct Unified<const W: usize> {
     vc_last: Constant<VcId>,
     vc_mask: Constant<VcId>,
     port_zero: Constant<PortId>,
-    la_zero: Constant<LaField>,
+    zero: Constant<Bits<W>>,
+    /// The header's bits but the look-ahead field.
+    la_keep: Constant<Bits<W>>,
+    /// Per input VC, with one cycle per router: it keeps a buffer (a head
+    /// may arrive into it). Empty otherwise.
+    buffered: Vec<Constant<Bit>>,
+    /// Per output port o, the header update of a head leaving by it
+    /// ([`HeaderUpdate::rewrite`]; an identity where it has none); per
+    /// output port o and input port q (`o P + q`), whether q's heads
+    /// leaving by o are rewritten (the crossbar links them, and o has an
+    /// update).
+    hdr_keep: Vec<Constant<Bits<W>>>,
+    hdr_moved: Vec<Constant<Bits<W>>>,
+    hdr_step: Vec<Constant<Bits<W>>>,
+    hdr_tie: Vec<Constant<Bits<W>>>,
+    hdr_tie_to: Vec<Constant<Bits<W>>>,
+    hdr_ties: Vec<Constant<Bit>>,
+    hdr_rewrite: Vec<Constant<Bit>>,
+    /// With look-ahead: per row r of the field's table, its key (in place)
+    /// and the output VCs it permits (`r P V + k`); the field's bits.
+    la_key: Vec<Constant<Bits<W>>>,
+    la_row: Vec<Constant<Bit>>,
+    la_field: Constant<Bits<W>>,
+    /// With a table: per VC class its number, and whether it permits
+    /// output VC k (`class P V + k`); per entry of a full or meta table
+    /// the address bits it compares and their value, whether it holds
+    /// for any cluster or else for the router's own (`home`), and the
+    /// bits of the cluster's coordinates ([`tables::EsContents::selector`]).
+    class_id: Vec<Constant<ClassId>>,
+    class_ok: Vec<Constant<Bit>>,
+    ent_mask: Vec<Constant<Bits<W>>>,
+    ent_value: Vec<Constant<Bits<W>>>,
+    ent_any: Vec<Constant<Bit>>,
+    ent_home: Vec<Constant<Bit>>,
+    cluster_mask: Constant<Bits<W>>,
+    /// With a table: per entry its address; its reset contents (`e P +
+    /// o`; none for the full and meta tables, whose contents are those of
+    /// the router's node: per row r of their ROM the node's id, and per
+    /// entry its ports (`(r E + e) P + o`) and class (`r E + e`)).
+    entry_addr: Vec<Constant<super::EsAddr>>,
+    init_mask: Vec<Constant<Bit>>,
+    init_class: Vec<Constant<ClassId>>,
+    rom_node: Vec<Constant<Bits<W>>>,
+    rom_mask: Vec<Constant<Bit>>,
+    rom_class: Vec<Constant<ClassId>>,
+    /// The VC allocator's credits 0 and 1 (the on/off level).
+    score_zero: Constant<Bits<8>>,
+    score_one: Constant<Bits<8>>,
+    /// Input ports whose heads may be routed as they arrive (P with one
+    /// cycle per router, else 0).
+    bypass_ports: usize,
+    /// Decoders `dec` reading their input VC's waiting head, and decoders
+    /// reading the flit two places after the front (`early`).
+    decode_now: usize,
+    decode_ahead: usize,
+    /// Input ports whose permitted VCs come from the routes decoded a
+    /// cycle early, from the decoder, from the look-ahead field (ports
+    /// `la_first` to P - 1), from a table ([`route::Permitted`]); input
+    /// ports whose word lines the decoder drives, or the head's address
+    /// ([`routing_table::WordLines`]).
+    perm_early_ports: usize,
+    perm_dec_ports: usize,
+    la_first: usize,
+    table_ports: usize,
+    word_dec_ports: usize,
+    word_sel_ports: usize,
+    /// Entries E of the table (0 without), E + 1.
+    entries: usize,
+    entries1: usize,
     p: usize,
+    /// P + 1 (an index `o * pw + q`).
+    p1: usize,
     v: usize,
     /// V + 1, the end of a stage's loop that names V (`for vw in v..v1`:
     /// an index `q * vw + c`).
@@ -198,29 +303,17 @@ pub struct Unified<const W: usize> {
     /// P V and P V + 1, likewise (an index `i * kw + k`).
     pv: usize,
     pv1: usize,
-    onoff: bool,
     es: Option<tables::EsContents>,
     /// Per output port: the header update of a head flit leaving by it.
     updates: Vec<HeaderUpdate>,
     la: Option<LookaheadTable>,
     la_at: Vec<Option<usize>>,
-    /// The crossbar's wired pairs (o P + i, `CompiledTable::crossbar_links`).
-    links: Vec<bool>,
     /// Per output port j > 0: the node id of the router across it.
     next: Vec<NextNode>,
     /// Bits of the address fields: the look-ahead field starts here.
     ab: usize,
     /// Bits of the look-ahead field (`spec::lookahead_field_bits`; 0 without).
     fb: usize,
-    /// One cycle per router (`pipeline = 1`): a head flit arriving into an
-    /// empty input VC is routed and allocated in the cycle it arrives
-    /// ([`route`]).
-    bypass: bool,
-    /// The route of each input VC's waiting head decoded one cycle early
-    /// into flip-flops (`indec`, `fcand`, `acand`): without look-ahead,
-    /// tables or one cycle per router, whose decoders read what is not in
-    /// the buffer (the head's field, the table, the input pins).
-    early: bool,
 }
 
 transparent_block!(
@@ -228,8 +321,11 @@ transparent_block!(
     in_credit, out_data, out_valid, out_head, out_tail, out_vc, cfg_we, cfg_addr, cfg_mask,
     cfg_class, tmask, tclass, fcu, dec, indec, fcand, acand, ladec, lamux, rla, valloc, salloc,
     xbar, routed, rport,
-    rvc, output_unit, cok, rptr, reset, rany, rsel, granted, leaves, svc, lasel, port_id, vc_id, vc_zero,
-    vc_one, vc_last, vc_mask, port_zero, la_zero
+    rvc, output_unit, cok, rptr, reset, behind, waiting, rdata, rany, rsel, shown, perm, word, tcol, home, imask, iclass, granted, leaves,
+    sport, svc, sflit, sdata, sla, lasel, port_id, vc_id, vc_zero, vc_one, vc_last, vc_mask, port_zero, zero, la_keep, buffered,
+    hdr_keep, hdr_moved, hdr_step, hdr_tie, hdr_tie_to, hdr_ties, hdr_rewrite, la_key, la_row, la_field, class_id, class_ok, ent_mask, ent_value,
+    ent_any, ent_home, cluster_mask, entry_addr, init_mask, init_class, rom_node, rom_mask, rom_class,
+    score_zero, score_one
 );
 
 /// One stage of the glue, written once: its `#[hdl_gen] update` is the
@@ -295,6 +391,31 @@ impl<const W: usize> Unified<W> {
         let field_shape = la.as_ref().map(|la| lookahead::field_shape(table, la));
         let next_rows = la.as_ref().map_or(Vec::new(), |la| la.next.clone());
         let links = table.crossbar_links();
+        // A VC-port core's port o is on link o / per_link.
+        let updates: Vec<HeaderUpdate> = (0..p)
+            .map(|o| HeaderUpdate::new(&table.shape, o / table.per_link))
+            .collect();
+        let rewrites: Vec<Option<Rewrite>> = updates.iter().map(|u| u.rewrite(W)).collect();
+        let hdr = |f: &dyn Fn(&Rewrite) -> u64, none: u64| -> Vec<Constant<Bits<W>>> {
+            rewrites
+                .iter()
+                .map(|r| Constant::new(Bits::<W>::from(r.as_ref().map_or(none, f))))
+                .collect()
+        };
+        let all = if W >= 64 { u64::MAX } else { (1u64 << W) - 1 };
+        let ab = table.shape.dims * table.shape.field_bits;
+        let la_field = ((1u64 << fb) - 1) << ab;
+        // Reset contents: the economical table's, the same at every node;
+        // the full and meta tables' from a ROM by node id.
+        let (init, rom) = match &es {
+            Some(t) if t.kind == tables::TableKind::Economical => (t.entries.clone(), Vec::new()),
+            Some(t) => (vec![Default::default(); entries], t.by_node.clone()),
+            None => (Vec::new(), Vec::new()),
+        };
+        let selectors: Vec<(u64, u64, Option<bool>)> = match &es {
+            Some(t) if word_in_glue => (0..entries).map(|e| t.selector(e)).collect(),
+            _ => Vec::new(),
+        };
         let decoder = || match &es {
             None => AddressDecoder::new_unchecked(table.shape.clone(), &table.rows),
             Some(t) => AddressDecoder::new_unchecked(
@@ -314,6 +435,15 @@ impl<const W: usize> Unified<W> {
             None => Vec::new(),
         };
         let early = la.is_none() && es.is_none() && spec.pipeline != 1;
+        let bypass = spec.pipeline == 1;
+        let buffered = table.buffered_inputs();
+        let ndec = if la.is_some() {
+            v
+        } else if word_in_glue {
+            0
+        } else {
+            p * v
+        };
         use crate::blocks::signals;
         Ok(Unified {
             clock: Signal::default(),
@@ -337,9 +467,8 @@ impl<const W: usize> Unified<W> {
             cfg_class: Signal::default(),
             tmask: dffs(entries * p),
             tclass: dffs(entries),
-            fcu: table
-                .buffered_inputs()
-                .into_iter()
+            fcu: buffered
+                .iter()
                 .map(|buffered| {
                     let unit = if onoff {
                         FlowControlUnit::on_off_unchecked(d, ON_OFF_SLACK)
@@ -350,22 +479,14 @@ impl<const W: usize> Unified<W> {
                     // The decoders read the address and look-ahead fields.
                     .fields_in_flops(table.shape.dims * table.shape.field_bits + fb);
                     // An input VC no flit arrives on keeps no buffer.
-                    if buffered {
+                    if *buffered {
                         unit
                     } else {
                         unit.absent()
                     }
                 })
                 .collect(),
-            dec: (0..if la.is_some() {
-                v
-            } else if word_in_glue {
-                0
-            } else {
-                p * v
-            })
-                .map(|_| decoder())
-                .collect(),
+            dec: (0..ndec).map(|_| decoder()).collect(),
             indec: (0..if early { p } else { 0 }).map(|_| decoder()).collect(),
             fcand: dffs(if early { pv * pv } else { 0 }),
             acand: dffs(if early { pv * pv } else { 0 }),
@@ -384,11 +505,25 @@ impl<const W: usize> Unified<W> {
             cok: dffs(pv),
             rptr: dffs(p),
             reset: Signal::default(),
+            behind: signals(pv),
+            waiting: signals(pv),
+            rdata: signals(pv),
             rany: signals(p),
             rsel: signals(p),
+            shown: signals(p),
+            perm: signals(p * pv),
+            word: signals(if es.is_some() { p * entries } else { 0 }),
+            tcol: signals(if es.is_some() { pv * entries } else { 0 }),
+            home: signals(if word_in_glue { p } else { 0 }),
+            imask: signals(entries * p),
+            iclass: signals(entries),
             granted: signals(pv),
             leaves: signals(pv),
+            sport: signals(p),
             svc: signals(p),
+            sflit: signals(p),
+            sdata: signals(p),
+            sla: signals(if la.is_some() { p } else { 0 }),
             lasel: signals(if la.is_some() { p } else { 0 }),
             port_id: (0..p)
                 .map(|o| Constant::new(PortId::from(o as u64)))
@@ -401,17 +536,119 @@ impl<const W: usize> Unified<W> {
             vc_last: Constant::new(VcId::from(v as u64 - 1)),
             vc_mask: Constant::new(VcId::from(mask_for(v - 1) as u64)),
             port_zero: Constant::new(PortId::from(0u64)),
-            la_zero: Constant::new(LaField::from(0u64)),
+            zero: Constant::new(Bits::<W>::from(0u64)),
+            la_keep: Constant::new(Bits::<W>::from(all & !la_field)),
+            buffered: if bypass {
+                buffered.iter().map(|&b| Constant::new(b)).collect()
+            } else {
+                Vec::new()
+            },
+            hdr_keep: hdr(&|r| r.keep, all),
+            hdr_moved: hdr(&|r| r.moved, 0),
+            hdr_step: hdr(&|r| r.step, 0),
+            hdr_tie: hdr(&|r| r.tie.map_or(0, |t| t.0), 0),
+            hdr_tie_to: hdr(&|r| r.tie.map_or(0, |t| t.1), 0),
+            hdr_ties: rewrites
+                .iter()
+                .map(|r| Constant::new(r.is_some_and(|r| r.tie.is_some())))
+                .collect(),
+            hdr_rewrite: (0..p * p)
+                .map(|j| Constant::new(links[j] && rewrites[j / p].is_some()))
+                .collect(),
+            la_key: la.as_ref().map_or(Vec::new(), |la| {
+                la.rows
+                    .iter()
+                    .map(|r| Constant::new(Bits::<W>::from(u64::from(r.key) << ab)))
+                    .collect()
+            }),
+            la_row: la.as_ref().map_or(Vec::new(), |la| {
+                la.rows
+                    .iter()
+                    .flat_map(|r| (0..pv).map(|k| Constant::new(r.permits(k))))
+                    .collect()
+            }),
+            la_field: Constant::new(Bits::<W>::from(la_field)),
+            class_id: es.as_ref().map_or(Vec::new(), |t| {
+                (0..t.classes.len())
+                    .map(|cl| Constant::new(ClassId::from(cl as u64)))
+                    .collect()
+            }),
+            class_ok: es.as_ref().map_or(Vec::new(), |t| {
+                (0..t.classes.len())
+                    .flat_map(|cl| {
+                        (0..pv).map(move |k| Constant::new(t.class_permits(cl, k / v, k % v)))
+                    })
+                    .collect()
+            }),
+            ent_mask: selectors
+                .iter()
+                .map(|x| Constant::new(Bits::<W>::from(x.0)))
+                .collect(),
+            ent_value: selectors
+                .iter()
+                .map(|x| Constant::new(Bits::<W>::from(x.1)))
+                .collect(),
+            ent_any: selectors
+                .iter()
+                .map(|x| Constant::new(x.2.is_none()))
+                .collect(),
+            ent_home: selectors
+                .iter()
+                .map(|x| Constant::new(x.2 == Some(true)))
+                .collect(),
+            cluster_mask: Constant::new(Bits::<W>::from(
+                es.as_ref().map_or(0, |t| t.cluster_mask()),
+            )),
+            entry_addr: (0..entries)
+                .map(|e| Constant::new(super::EsAddr::from(e as u64)))
+                .collect(),
+            init_mask: init
+                .iter()
+                .flat_map(|x| (0..p).map(move |o| Constant::new((x.mask >> o) & 1 == 1)))
+                .collect(),
+            init_class: init
+                .iter()
+                .map(|x| Constant::new(ClassId::from(u64::from(x.class))))
+                .collect(),
+            rom_node: rom
+                .iter()
+                .map(|(id, _)| Constant::new(Bits::<W>::from(*id)))
+                .collect(),
+            rom_mask: rom
+                .iter()
+                .flat_map(|(_, row)| row.iter())
+                .flat_map(|x| (0..p).map(move |o| Constant::new((x.mask >> o) & 1 == 1)))
+                .collect(),
+            rom_class: rom
+                .iter()
+                .flat_map(|(_, row)| row.iter())
+                .map(|x| Constant::new(ClassId::from(u64::from(x.class))))
+                .collect(),
+            score_zero: Constant::new(Bits::<8>::from(0u64)),
+            score_one: Constant::new(Bits::<8>::from(1u64)),
+            bypass_ports: if bypass { p } else { 0 },
+            decode_now: if early { 0 } else { ndec },
+            decode_ahead: if early { ndec } else { 0 },
+            perm_early_ports: if early { p } else { 0 },
+            perm_dec_ports: match (&es, &la) {
+                (Some(_), _) => 0,
+                (None, Some(_)) => 1,
+                (None, None) if early => 0,
+                (None, None) => p,
+            },
+            la_first: if la.is_some() { 1 } else { p },
+            table_ports: if es.is_some() { p } else { 0 },
+            word_dec_ports: if es.is_some() && !word_in_glue { p } else { 0 },
+            word_sel_ports: if word_in_glue { p } else { 0 },
+            entries,
+            entries1: entries + 1,
             p,
+            p1: p + 1,
             v,
             v1: v + 1,
             pv,
             pv1: pv + 1,
-            onoff,
-            // A VC-port core's port o is on link o / per_link.
-            updates: (0..p)
-                .map(|o| HeaderUpdate::new(&table.shape, o / table.per_link))
-                .collect(),
+            updates,
             next: if la.is_some() {
                 (1..p).map(|j| NextNode::new(&table.shape, j)).collect()
             } else {
@@ -419,11 +656,8 @@ impl<const W: usize> Unified<W> {
             },
             ab: table.shape.dims * table.shape.field_bits,
             fb,
-            bypass: spec.pipeline == 1,
-            early,
             la,
             la_at,
-            links,
             es,
         })
     }
@@ -448,18 +682,19 @@ impl<const W: usize> Unified<W> {
     fn glue(&mut self) {
         Stage::<Clocks>::update(self);
         Stage::<InputBuffers>::update(self);
-        let waiting = self.route_glue();
-        let perm = self.permitted_glue(&waiting);
-        self.vc_alloc_glue(&waiting, &perm);
-        self.lookahead_mux_glue(&waiting);
+        Stage::<WaitingHeads>::update(self);
+        self.lookahead_glue();
+        Stage::<WordLines>::update(self);
+        Stage::<Permitted>::update(self);
+        Stage::<VcRequests>::update(self);
+        self.lookahead_mux_glue();
         Stage::<SwitchRequests>::update(self);
-        self.switch_alloc_glue();
-        self.commit_glue(&waiting);
+        Stage::<CrossbarInputs>::update(self);
         Stage::<OutputSide>::update(self);
         // State.
         Stage::<MaySend>::update(self);
         Stage::<HeldVcs>::update(self);
-        self.table_state_glue();
+        Stage::<TableState>::update(self);
         Stage::<EarlyRoutes>::update(self);
         Stage::<Pointers>::update(self);
     }
@@ -471,13 +706,19 @@ impl<const W: usize> Unified<W> {
     pub(super) fn glue_code(&self) -> Vec<VerilogStatement> {
         let mut code = stage_code::<Clocks, _>(self);
         code.extend(stage_code::<InputBuffers, _>(self));
+        code.extend(stage_code::<WaitingHeads, _>(self));
+        code.extend(stage_code::<WordLines, _>(self));
+        code.extend(stage_code::<Permitted, _>(self));
+        code.extend(stage_code::<VcRequests, _>(self));
         code.extend(stage_code::<SwitchRequests, _>(self));
+        code.extend(stage_code::<CrossbarInputs, _>(self));
         code.push(crate::hdl::code::verbatim(self.glue_verilog()));
         code.extend(stage_code::<OutputSide, _>(self));
         code.extend(stage_code::<EarlyRoutes, _>(self));
         code.extend(stage_code::<Pointers, _>(self));
         code.extend(stage_code::<MaySend, _>(self));
         code.extend(stage_code::<HeldVcs, _>(self));
+        code.extend(stage_code::<TableState, _>(self));
         code
     }
 
@@ -572,40 +813,11 @@ impl<const W: usize> Unified<W> {
             s.push_str(&t);
             s.push('\n');
         };
-        self.declarations_verilog(&mut line);
 
-        self.route_verilog(&mut line);
-        self.permitted_verilog(&mut line);
-        self.vc_alloc_verilog(&mut line);
+        self.lookahead_verilog(&mut line);
         self.lookahead_mux_verilog(&mut line);
-        self.switch_alloc_verilog(&mut line);
-        if self.es.is_some() {
-            line("// State: the routing table.".into());
-            line("always @(*) begin".into());
-            self.table_state_verilog(&mut line);
-            line("end".into());
-        }
-        self.table_rom_verilog(&mut line);
         s.push('\n');
         s
-    }
-
-    /// The registers every stage shares: the round-robin choices, the
-    /// switch's and the allocator's answers, the may-send flags.
-    fn declarations_verilog(&self, line: &mut impl FnMut(String)) {
-        let pb = PORT_BITS;
-        line("// Glue intermediates.".into());
-        for q in 0..self.p {
-            line(format!("reg [{}:0] sport${q};", pb - 1));
-        }
-        for q in 0..self.p {
-            line(format!("reg [{}:0] shown${q};", W - 1));
-        }
-        if self.la.is_some() {
-            for q in 0..self.p {
-                line(format!("reg [{}:0] sla${q};", LA_BITS - 1));
-            }
-        }
     }
 }
 
@@ -682,7 +894,6 @@ impl<const W: usize> Logic for Unified<W> {
     }
 
     fn connect(&mut self) {
-        let p = self.p;
         // What the stages written once drive.
         Stage::<Clocks>::connect(self);
         Stage::<InputBuffers>::connect(self);
@@ -692,25 +903,17 @@ impl<const W: usize> Logic for Unified<W> {
         Stage::<Pointers>::connect(self);
         Stage::<OutputSide>::connect(self);
         Stage::<SwitchRequests>::connect(self);
+        Stage::<WaitingHeads>::connect(self);
+        Stage::<WordLines>::connect(self);
+        Stage::<Permitted>::connect(self);
+        Stage::<TableState>::connect(self);
+        Stage::<VcRequests>::connect(self);
+        Stage::<CrossbarInputs>::connect(self);
         // What the stages written as text drive.
-        for s in self.rany.iter_mut() {
-            s.connect();
-        }
-        for s in self.rsel.iter_mut() {
-            s.connect();
-        }
         for s in self.lasel.iter_mut() {
             s.connect();
         }
-        for s in self.svc.iter_mut() {
-            s.connect();
-        }
-        for d in self
-            .dec
-            .iter_mut()
-            .chain(self.indec.iter_mut())
-            .chain(self.ladec.iter_mut())
-        {
+        for d in self.ladec.iter_mut() {
             d.node_id.connect();
             d.in_data.connect();
             d.in_valid.connect();
@@ -725,33 +928,6 @@ impl<const W: usize> Logic for Unified<W> {
                 s.connect();
             }
         }
-        for r in self.tmask.iter_mut() {
-            r.d.connect();
-        }
-        for r in self.tclass.iter_mut() {
-            r.d.connect();
-        }
-        for q in 0..p {
-            self.xbar.in_data[q].connect();
-            self.xbar.in_head[q].connect();
-            self.xbar.in_tail[q].connect();
-        }
-        let a = &mut self.valloc;
-        for s in a.busy.iter_mut().chain(&mut a.perm) {
-            s.connect();
-        }
-        for s in a.req.iter_mut().chain(&mut a.behind).chain(&mut a.leaves) {
-            s.connect();
-        }
-        for s in a.credit.iter_mut() {
-            s.connect();
-        }
-        for s in a.held_port.iter_mut() {
-            s.connect();
-        }
-        for s in a.held_vc.iter_mut() {
-            s.connect();
-        }
     }
 }
 
@@ -759,73 +935,3 @@ impl<const W: usize> Logic for Unified<W> {
 fn dffs<T: Synth>(n: usize) -> Vec<DFF<T>> {
     (0..n).map(|_| DFF::default()).collect()
 }
-
-/// The first VC (of `v`) at or after `ptr`, then from 0, whose flag is set:
-/// a rotating-priority choice.
-fn round_robin(ptr: usize, flags: &[bool]) -> Option<usize> {
-    (0..2)
-        .flat_map(|pass| (0..flags.len()).map(move |c| (pass, c)))
-        .find(|&(pass, c)| flags[c] && ((pass == 0) == (c >= ptr)))
-        .map(|(_, c)| c)
-}
-
-/// The Verilog condition "VC `c` comes in pass `pass` of the rotating
-/// order starting at pointer `ptr`" ([`round_robin`]), folded where it is
-/// constant (Verilator flags constant comparisons).
-fn rr_condition(pass: usize, c: usize, ptr: &str) -> String {
-    let top = (1 << VC_BITS) - 1;
-    match (pass, c) {
-        // Pass 0: c >= ptr.
-        (0, 0) => format!("({ptr} == {VC_BITS}'d0)"),
-        (0, c) if c == top => "1'b1".into(),
-        (0, c) => format!("({ptr} <= {VC_BITS}'d{c})"),
-        // Pass 1: c < ptr.
-        (_, 0) => format!("({ptr} != {VC_BITS}'d0)"),
-        (_, c) if c == top => "1'b0".into(),
-        (_, c) => format!("({ptr} > {VC_BITS}'d{c})"),
-    }
-}
-
-/// Verilog for [`round_robin`] at input port `q`: `any$q` and `sel$q` from
-/// the flags `flag$i` of its VCs i = q V + c and the pointer `ptr$q`.
-fn round_robin_verilog(
-    q: usize,
-    v: usize,
-    flag: &str,
-    any: &str,
-    sel: &str,
-    ptr: &str,
-) -> Vec<String> {
-    let mut out = vec![format!("    {any}${q} = 1'b0; {sel}${q} = {VC_BITS}'d0;")];
-    for pass in 0..2 {
-        for c in 0..v {
-            let cond = rr_condition(pass, c, &format!("{ptr}${q}$q"));
-            if cond != "1'b0" {
-                out.push(format!(
-                    "    if ({flag}${} & {cond} & ~{any}${q}) begin {any}${q} = 1'b1; \
-                     {sel}${q} = {VC_BITS}'d{c}; end",
-                    q * v + c
-                ));
-            }
-        }
-    }
-    out
-}
-
-/// Verilog for the signal `name(i)` of the input VC i = q V + c that input
-/// port q's routing round robin chose (`rsel$q`, VC 0 when none waits).
-fn by_rsel(q: usize, v: usize, name: impl Fn(usize) -> String) -> String {
-    by_sel(q, v, "rsel", name)
-}
-
-/// Verilog for the signal `name(i)` of the input VC i = q V + c that the
-/// choice `sel$q` names.
-fn by_sel(q: usize, v: usize, sel: &str, name: impl Fn(usize) -> String) -> String {
-    let vb = VC_BITS;
-    (1..v).rev().fold(name(q * v), |rest, c| {
-        format!("(({sel}${q} == {vb}'d{c}) ? {} : {rest})", name(q * v + c))
-    })
-}
-
-/// Bits of a credit counter, for the stages that compare credits.
-const CB: usize = COUNT_BITS;

@@ -10,7 +10,7 @@
 
 use rust_hdl::prelude::*;
 
-use super::{mask_for, Count, PortId, VcId};
+use super::{mask_for, PortId, VcId};
 use crate::blocks::signals;
 
 /// The output unit of a router of P ports and V VCs (module
@@ -57,7 +57,7 @@ pub struct OutputUnit<const W: usize> {
     pub busy: Vec<Signal<Out, Bit>>,
     /// Per output VC: its downstream credits (credit flow control; none
     /// on/off).
-    pub credits: Vec<Signal<Out, Count>>,
+    pub credits: Vec<Signal<Out, Credits>>,
     /// Per output VC: the downstream level of the cycle before (on/off;
     /// none with credits).
     pub level: Vec<Signal<Out, Bit>>,
@@ -68,21 +68,21 @@ pub struct OutputUnit<const W: usize> {
     /// See `may_send0`.
     pub may_send1: Vec<Signal<Out, Bit>>,
     held: Vec<DFF<Bit>>,
-    count: Vec<DFF<Count>>,
+    count: Vec<DFF<Credits>>,
     on: Vec<DFF<Bit>>,
     /// Per output VC: a flit leaves by it now.
     sent: Vec<Signal<Local, Bit>>,
     /// Per output VC: its count after this cycle, before the mask.
-    next_count: Vec<Signal<Local, Count>>,
+    next_count: Vec<Signal<Local, Credits>>,
     port_id: Vec<Constant<PortId>>,
     vc_id: Vec<Constant<VcId>>,
     vc_zero: Constant<VcId>,
-    depth: Constant<Count>,
-    one: Constant<Count>,
-    count_zero: Constant<Count>,
+    depth: Constant<Credits>,
+    one: Constant<Credits>,
+    count_zero: Constant<Credits>,
     /// The count is 0 to D: the bits above stay constant and synthesis
     /// drops them.
-    count_mask: Constant<Count>,
+    count_mask: Constant<Credits>,
     _p: usize,
     _p1: usize,
     _v: usize,
@@ -94,13 +94,18 @@ pub struct OutputUnit<const W: usize> {
     _lpv: usize,
 }
 
+/// A credit count: 0 to D, so the bits above stay 0 (`count_mask`) and
+/// synthesis drops them; as wide as the VC allocator's scores, which add
+/// the counts of a port.
+pub(super) type Credits = Bits<8>;
+
 impl<const W: usize> OutputUnit<W> {
     /// The output unit of `p` ports and `v` VCs whose downstream buffers
     /// hold `depth` flits, with on/off flow control when `on_off`.
     pub(super) fn new(p: usize, v: usize, depth: usize, on_off: bool) -> Self {
         let pv = p * v;
         let (cpv, lpv) = if on_off { (0, pv) } else { (pv, 0) };
-        let count = |x: usize| Constant::new(Count::from(x as u64));
+        let count = |x: usize| Constant::new(Credits::from(x as u64));
         OutputUnit {
             clock: Signal::default(),
             rst: Signal::default(),

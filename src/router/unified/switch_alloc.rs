@@ -8,108 +8,82 @@
 
 use rust_hdl::prelude::*;
 
-use super::{Stage, Unified, VcId, PORT_BITS, VC_BITS};
+use super::{Stage, Unified};
 
-impl<const W: usize> Unified<W> {
-    /// The crossbar's data inputs: per input port the flit of the VC
-    /// switch allocation chose, a head with its look-ahead field and
-    /// header update (the requests and grants: [`SwitchRequests`]).
-    pub(super) fn switch_alloc_glue(&mut self) {
-        let (p, v) = (self.p, self.v);
-        let fsel: Vec<usize> = (0..p).map(|q| self.salloc.sel[q].val().index()).collect();
-        let sroute: Vec<(usize, usize)> = (0..p)
-            .map(|q| {
-                let i = q * v + fsel[q];
-                (self.rport[i].q.val().index(), self.rvc[i].q.val().index())
-            })
-            .collect();
-        for q in 0..p {
-            self.svc[q].next = VcId::from(sroute[q].1 as u64);
-        }
-        let fmask = self.field_mask();
-        for q in 0..p {
-            let i = q * v + fsel[q];
-            // A head flit crosses with the look-ahead field chosen for it
-            // and the header of the port it holds.
-            self.xbar.in_data[q].next = if self.fcu[i].out_head.val() {
-                let mut data = self.fcu[i].out_data.val().to_u64();
-                if self.la.is_some() {
-                    let lamask = fmask << self.ab;
-                    let la = self.rla[i].q.val().to_u64() << self.ab;
-                    data = (data & !lamask) | (la & lamask);
-                }
-                match self.updates.get(sroute[q].0) {
-                    Some(u) => Bits::<W>::from(u.apply(data, W)),
-                    None => Bits::<W>::from(data),
-                }
-            } else {
-                self.fcu[i].out_data.val()
-            };
-            self.xbar.in_head[q].next = self.fcu[i].out_head.val();
-            self.xbar.in_tail[q].next = self.fcu[i].out_tail.val();
-        }
-    }
+/// The crossbar's inputs ([`Stage`]): per input port the flit of the VC
+/// switch allocation chose, the port and output VC that VC holds; a head
+/// flit with its look-ahead field and the header update of the port it
+/// holds (`hdr_*`, [`HeaderUpdate::rewrite`]).
+///
+/// [`HeaderUpdate::rewrite`]: crate::blocks::address_decoder::HeaderUpdate::rewrite
+pub(super) struct CrossbarInputs;
 
-    /// [`Unified::switch_alloc_glue`] as Verilog.
-    pub(super) fn switch_alloc_verilog(&self, line: &mut impl FnMut(String)) {
-        let (p, v) = (self.p, self.v);
-        let vb = VC_BITS;
-        let pb = PORT_BITS;
-        line("// The crossbar's inputs: the flit of the VC switch allocation chose.".into());
-        line("always @(*) begin".into());
-        for q in 0..p {
-            let i0 = q * v;
-            line(format!(
-                "    sport${q} = rport${i0}$q; svc${q} = rvc${i0}$q;"
-            ));
-            line(format!(
-                "    xbar$in_data${q} = fcu${i0}$out_data; xbar$in_head${q} = fcu${i0}$out_head; \
-                 xbar$in_tail${q} = fcu${i0}$out_tail;"
-            ));
-            for c in 1..v {
-                let i = q * v + c;
-                line(format!(
-                    "    if (salloc$sel${q} == {vb}'d{c}) begin sport${q} = rport${i}$q; svc${q} = rvc${i}$q; \
-                     xbar$in_data${q} = fcu${i}$out_data; xbar$in_head${q} = fcu${i}$out_head; \
-                     xbar$in_tail${q} = fcu${i}$out_tail; end"
-                ));
-            }
-            if self.la.is_some() {
-                // A head flit crosses with the look-ahead field chosen for it.
-                let ab = self.ab;
-                line(format!("    sla${q} = rla${i0}$q;"));
-                for c in 1..v {
-                    line(format!(
-                        "    if (salloc$sel${q} == {vb}'d{c}) sla${q} = rla${}$q;",
-                        q * v + c
-                    ));
+impl<const W: usize> Stage<CrossbarInputs> for Unified<W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for vw in self.v..self.v1 {
+            for q in 0..self.p {
+                self.sport[q].next = self.rport[q * vw].q.val();
+                self.svc[q].next = self.rvc[q * vw].q.val();
+                self.sflit[q].next = self.fcu[q * vw].out_data.val();
+                self.xbar.in_head[q].next = self.fcu[q * vw].out_head.val();
+                self.xbar.in_tail[q].next = self.fcu[q * vw].out_tail.val();
+                for c in 1..self.v {
+                    if self.salloc.sel[q].val() == self.vc_id[c].val() {
+                        self.sport[q].next = self.rport[q * vw + c].q.val();
+                        self.svc[q].next = self.rvc[q * vw + c].q.val();
+                        self.sflit[q].next = self.fcu[q * vw + c].out_data.val();
+                        self.xbar.in_head[q].next = self.fcu[q * vw + c].out_head.val();
+                        self.xbar.in_tail[q].next = self.fcu[q * vw + c].out_tail.val();
+                    }
                 }
-                let x = format!("xbar$in_data${q}");
-                let fb = self.fb;
-                let top = if ab + fb < W {
-                    format!("{x}[{}:{}], ", W - 1, ab + fb)
-                } else {
-                    String::new()
-                };
-                line(format!(
-                    "    if (xbar$in_head${q}) {x} = {{{top}sla${q}[{}:0], {x}[{}:0]}};",
-                    fb - 1,
-                    ab - 1
-                ));
             }
-            // The header of the port the chosen VC holds (only ports the
-            // crossbar links to q).
-            let x = format!("xbar$in_data${q}");
-            for o in (0..p).filter(|&o| self.links[o * p + q]) {
-                let updated = self.updates[o].verilog(&x, W);
-                if updated != x {
-                    line(format!(
-                        "    if (xbar$in_head${q} & (sport${q} == {pb}'d{o})) {x} = {updated};"
-                    ));
+            // With look-ahead: a head flit crosses with the field chosen
+            // for it.
+            for q in 0..self.p {
+                self.sdata[q].next = self.sflit[q].val();
+            }
+            for q in 0..self.sla.len() {
+                self.sla[q].next = self.rla[q * vw].q.val();
+                for c in 1..self.v {
+                    if self.salloc.sel[q].val() == self.vc_id[c].val() {
+                        self.sla[q].next = self.rla[q * vw + c].q.val();
+                    }
+                }
+                if self.xbar.in_head[q].val() {
+                    self.sdata[q].next =
+                        (self.sflit[q].val() & self.la_keep.val()) | self.sla[q].val();
                 }
             }
         }
-        line("end".into());
+        // The header update of the port the chosen VC holds, made before
+        // the crossbar from the registered port, off the path from switch
+        // allocation to the output (only where the crossbar links q to o).
+        for pw in self.p..self.p1 {
+            for q in 0..self.p {
+                self.xbar.in_data[q].next = self.sdata[q].val();
+                for o in 0..self.p {
+                    if self.hdr_rewrite[o * pw + q].val()
+                        & self.xbar.in_head[q].val()
+                        & (self.sport[q].val() == self.port_id[o].val())
+                    {
+                        if self.hdr_ties[o].val()
+                            & ((self.sdata[q].val() & !self.hdr_keep[o].val())
+                                == self.hdr_tie[o].val())
+                        {
+                            self.xbar.in_data[q].next = (self.sdata[q].val()
+                                & self.hdr_keep[o].val())
+                                | self.hdr_tie_to[o].val();
+                        } else {
+                            self.xbar.in_data[q].next = (self.sdata[q].val()
+                                & self.hdr_keep[o].val())
+                                | ((self.sdata[q].val() + self.hdr_step[o].val())
+                                    & self.hdr_moved[o].val());
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
