@@ -1028,6 +1028,13 @@ pub struct StudyArgs {
     #[arg(long)]
     pub quick: bool,
 
+    /// Redraw the page from a study's points.csv (and the config.json
+    /// beside it, which gives the scale, seeds and engine) without
+    /// simulating.
+    #[arg(long, value_name = "POINTS_CSV",
+          conflicts_with_all = ["quick", "seeds", "engine", "no_synth"])]
+    pub from: Option<PathBuf>,
+
     /// chien: take the FPGA Fmax from the reports cached in DIR/fmax only;
     /// a router without one gets no FPGA column (never synthesizes).
     #[arg(long)]
