@@ -1020,7 +1020,8 @@ pub struct StudyArgs {
     #[arg(value_enum)]
     pub study: StudyName,
 
-    /// Directory for README.md and the plots (created if missing).
+    /// Directory for README.md, the plots, points.csv and config.json
+    /// (created if missing).
     #[arg(short = 'o', long = "out", value_name = "DIR")]
     pub out: PathBuf,
 
