@@ -481,6 +481,73 @@ fn counted(config: &routergen::study::data::RunConfig, run: &routergen::sim::sta
     );
 }
 
+/// A run of quick quaglia's lowest rate (4x4 torus, 12 flits, load 0.012,
+/// 400 measured cycles: 6.4 packets expected) that [`counted`] passes.
+fn lowest_rate_run() -> (
+    routergen::study::data::RunConfig,
+    routergen::sim::stats::Run,
+) {
+    let config = routergen::study::data::RunConfig {
+        topology: "torus".into(),
+        dims: 2,
+        radix: 4,
+        algorithm: "duato".into(),
+        router: "router_duato_torus2d_k4_v3_w32_d4".into(),
+        options: Vec::new(),
+        vcs: 3,
+        depth: 4,
+        flits: "12".into(),
+        traffic: "uniform".into(),
+        injection: "exponential".into(),
+        load: 0.012,
+        seed: 1,
+        warmup: 100,
+        measure: 400,
+        engine: "rust".into(),
+    };
+    // 7 packets of 12 flits over 16 nodes and 400 cycles.
+    let offered = 84.0 / 6400.0;
+    let run = routergen::sim::stats::Run {
+        offered,
+        accepted: offered,
+        packets: 7,
+        delivered: 7,
+        latency: Some(17.0),
+        complete: true,
+        ..Default::default()
+    };
+    counted(&config, &run);
+    (config, run)
+}
+
+/// At the lowest rate, accepting 60 flits more than offered (less than
+/// one flit per node over the window) is more than a Poisson count of the
+/// 0.3 packets in the network allows.
+#[test]
+#[should_panic(expected = "accepted - offered is 60 flits")]
+fn the_count_bounds_fail_at_the_lowest_rate_on_extra_accepted_flits() {
+    let (config, run) = lowest_rate_run();
+    let accepted = run.accepted + 60.0 / 6400.0;
+    counted(&config, &routergen::sim::stats::Run { accepted, ..run });
+}
+
+/// At the lowest rate, 20 packets where 6.4 are expected is refused.
+#[test]
+#[should_panic(expected = "20 packets created, 6.4 expected")]
+fn the_count_bounds_fail_at_the_lowest_rate_on_too_many_packets() {
+    let (config, run) = lowest_rate_run();
+    let offered = 240.0 / 6400.0;
+    counted(
+        &config,
+        &routergen::sim::stats::Run {
+            packets: 20,
+            offered,
+            accepted: offered,
+            ..run
+        },
+    );
+}
+
 /// Every measured point of `report` is two replications with an interval,
 /// printed on the page as `mean ± half` and drawn as an error bar.
 fn replicated(report: &routergen::study::Report) {
@@ -592,7 +659,7 @@ fn csv_rows(text: &str) -> Vec<std::collections::HashMap<String, String>> {
 /// The quick quaglia study, then the same page redrawn from its
 /// points.csv with --from: every file the same bytes. The redrawn page is
 /// made from the file: a latency changed in it moves the page's mean to
-/// the mean of the rows. Each row's latency and packets are those
+/// the mean of the rows. A row's latency and packets are those
 /// `routergen sim` measures for the same run, and the page's mean ± half
 /// interval is recomputed here from the rows (Student's t with one degree
 /// of freedom, 12.706, from the printed table).
@@ -618,7 +685,10 @@ fn a_study_redrawn_from_its_points_is_the_same_page() {
             "quaglia-latency.svg"
         ]
     );
-    assert!(fa == fb, "the redrawn directory differs");
+    for (x, y) in fa.iter().zip(&fb) {
+        assert!(x == y, "{} differs when redrawn", x.0);
+    }
+    assert_eq!(fa.len(), fb.len());
 
     let text = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(text.lines().next().unwrap(), POINTS_HEADER);
@@ -642,7 +712,8 @@ fn a_study_redrawn_from_its_points_is_the_same_page() {
         );
         assert!(page.contains(&cell), "{cell} not in\n{page}");
     }
-    for row in &rows {
+    // The first seed of each rate (a run of `routergen sim` takes seconds).
+    for row in rows.iter().step_by(2) {
         let out = routergen(&[
             "sim",
             "--topology",
@@ -745,7 +816,7 @@ fn a_malformed_points_file_is_refused_by_line_and_column() {
         (
             // The rate 0.01 (load 0.12) is missing.
             good.clone(),
-            "has no row for the run router_duato_torus2d_k4_v3_w32_d4, uniform traffic, 12 \
+            "points.csv: no row for the run router_duato_torus2d_k4_v3_w32_d4, uniform traffic, 12 \
              flits, exponential injection, load 0.12, seed 1",
         ),
     ];

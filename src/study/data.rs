@@ -449,9 +449,9 @@ pub fn recorded(runs: &Runs, source: &str, point: &work::Point) -> Result<Option
     let key = RunConfig::of(&point.config()?, point.engine).key();
     runs.get(&key).cloned().ok_or_else(|| {
         Error::InvalidSpec(format!(
-            "{source} has no row for the run {key}, which the study draws: it holds another \
-             configuration (another scale, seed count or engine than its config.json says, \
-             or another version of routergen)"
+            "{source}: no row for the run {key}, which the study draws: the rows are of \
+             another configuration (another scale, seed count or engine than config.json \
+             says, or another version of routergen)"
         ))
     })
 }
