@@ -1031,9 +1031,10 @@ pub struct StudyArgs {
 
     /// Redraw the page from a study's points.csv (and the config.json
     /// beside it, which gives the scale, seeds and engine) without
-    /// simulating.
+    /// simulating: no jobs, so no executor flags either.
     #[arg(long, value_name = "POINTS_CSV",
-          conflicts_with_all = ["quick", "seeds", "engine", "no_synth"])]
+          conflicts_with_all = ["quick", "seeds", "engine", "no_synth", "executor", "jobs",
+                                "plan", "slurm_args", "slurm_parallel"])]
     pub from: Option<PathBuf>,
 
     /// chien: take the FPGA Fmax from the reports cached in DIR/fmax only;
