@@ -1,6 +1,7 @@
 //! Studies: routergen's own routers simulated ([`crate::sim`]) beside a
 //! paper's analytic model and its printed values, written as a Markdown
-//! table and SVG plots (`routergen study`).
+//! table and SVG plots (`routergen study`), beside the runs they are made
+//! from and the study's configuration ([`data`]: points.csv, config.json).
 //!
 //! - [`dally`]: Dally's k-ary n-cubes under constant bisection, emulated by
 //!   message length: a message of L bits is L/W flits with W = k/2 (eq. 7);
