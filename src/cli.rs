@@ -1020,13 +1020,22 @@ pub struct StudyArgs {
     #[arg(value_enum)]
     pub study: StudyName,
 
-    /// Directory for README.md and the plots (created if missing).
+    /// Directory for README.md, the plots, points.csv and config.json
+    /// (created if missing).
     #[arg(short = 'o', long = "out", value_name = "DIR")]
     pub out: PathBuf,
 
     /// A tiny network and few cycles (seconds), as the test suite runs it.
     #[arg(long)]
     pub quick: bool,
+
+    /// Redraw the page from a study's points.csv (and the config.json
+    /// beside it, which gives the scale, seeds and engine) without
+    /// simulating: no jobs, so no executor flags either.
+    #[arg(long, value_name = "POINTS_CSV",
+          conflicts_with_all = ["quick", "seeds", "engine", "no_synth", "executor", "jobs",
+                                "plan", "slurm_args", "slurm_parallel"])]
+    pub from: Option<PathBuf>,
 
     /// chien: take the FPGA Fmax from the reports cached in DIR/fmax only;
     /// a router without one gets no FPGA column (never synthesizes).

@@ -435,6 +435,119 @@ fn conserved(p: &routergen::study::Point) {
     );
 }
 
+/// Each replication `run` of `config` counted as a Poisson process would
+/// be, to five standard deviations, so that a wrong count fails at every
+/// load, the lowest included.
+///
+/// Offered: the flits of the packets created in the measured window, so
+/// offered * N * T is exactly packets * L (N nodes, T measured cycles,
+/// L-flit messages). Each node creates packets at exponential intervals
+/// and never waits for the network (its source queue is unbounded), so
+/// the packets created in the window are Poisson with mean
+/// mu = load * bisection rate * N * T / L: within 5 sqrt(mu) of it.
+///
+/// Accepted: the flits ejected in the window, so (accepted - offered) N T
+/// is the flits in the network as the window begins less those as it
+/// ends. Below saturation the packets in the network at an instant are
+/// about Poisson (an infinite-server queue fed by Poisson arrivals) with
+/// mean m = (packets / T) * mean latency (Little's law); the two instants
+/// are T apart, far more than a latency, so independent, and their
+/// difference has variance 2m. Each packet holds at most L flits, so
+/// |accepted - offered| N T <= 5 L sqrt(2m), in both directions: accepted
+/// is never above offered by more.
+fn counted(config: &routergen::study::data::RunConfig, run: &routergen::sim::stats::Run) {
+    use routergen::algo::Network;
+    use routergen::sim::traffic::bisection_rate;
+    let net = Network::new(config.topology.parse().unwrap(), config.dims, config.radix).unwrap();
+    let n = f64::from(net.nodes());
+    let t = config.measure as f64;
+    let l: f64 = config.flits.parse().unwrap();
+    let packets = run.packets as f64;
+    assert!(
+        (run.offered * n * t - packets * l).abs() < 1e-6,
+        "{config:?} {run:?}: offered is not the flits of the packets created"
+    );
+    let mu = config.load * bisection_rate(&net) * n * t / l;
+    assert!(
+        (packets - mu).abs() <= 5.0 * mu.sqrt(),
+        "{config:?}: {packets} packets created, {mu:.1} expected"
+    );
+    let m = packets / t * run.latency.expect("a measured latency");
+    let gap = (run.accepted - run.offered) * n * t;
+    assert!(
+        gap.abs() <= 5.0 * l * (2.0 * m).sqrt(),
+        "{config:?} {run:?}: accepted - offered is {gap} flits, more than 5 standard \
+         deviations of the {m:.2} packets in the network"
+    );
+}
+
+/// A run of quick quaglia's lowest rate (4x4 torus, 12 flits, load 0.012,
+/// 400 measured cycles: 6.4 packets expected) that [`counted`] passes.
+fn lowest_rate_run() -> (
+    routergen::study::data::RunConfig,
+    routergen::sim::stats::Run,
+) {
+    let config = routergen::study::data::RunConfig {
+        topology: "torus".into(),
+        dims: 2,
+        radix: 4,
+        algorithm: "duato".into(),
+        router: "router_duato_torus2d_k4_v3_w32_d4".into(),
+        options: Vec::new(),
+        vcs: 3,
+        depth: 4,
+        flits: "12".into(),
+        traffic: "uniform".into(),
+        injection: "exponential".into(),
+        load: 0.012,
+        seed: 1,
+        warmup: 100,
+        measure: 400,
+        engine: "rust".into(),
+    };
+    // 7 packets of 12 flits over 16 nodes and 400 cycles.
+    let offered = 84.0 / 6400.0;
+    let run = routergen::sim::stats::Run {
+        offered,
+        accepted: offered,
+        packets: 7,
+        delivered: 7,
+        latency: Some(17.0),
+        complete: true,
+        ..Default::default()
+    };
+    counted(&config, &run);
+    (config, run)
+}
+
+/// At the lowest rate, accepting 60 flits more than offered (less than
+/// one flit per node over the window) is more than a Poisson count of the
+/// 0.3 packets in the network allows.
+#[test]
+#[should_panic(expected = "accepted - offered is 60 flits")]
+fn the_count_bounds_fail_at_the_lowest_rate_on_extra_accepted_flits() {
+    let (config, run) = lowest_rate_run();
+    let accepted = run.accepted + 60.0 / 6400.0;
+    counted(&config, &routergen::sim::stats::Run { accepted, ..run });
+}
+
+/// At the lowest rate, 20 packets where 6.4 are expected is refused.
+#[test]
+#[should_panic(expected = "20 packets created, 6.4 expected")]
+fn the_count_bounds_fail_at_the_lowest_rate_on_too_many_packets() {
+    let (config, run) = lowest_rate_run();
+    let offered = 240.0 / 6400.0;
+    counted(
+        &config,
+        &routergen::sim::stats::Run {
+            packets: 20,
+            offered,
+            accepted: offered,
+            ..run
+        },
+    );
+}
+
 /// Every measured point of `report` is two replications with an interval,
 /// printed on the page as `mean ± half` and drawn as an error bar.
 fn replicated(report: &routergen::study::Report) {
@@ -458,7 +571,9 @@ fn replicated(report: &routergen::study::Report) {
 /// Latency is at least the mean minimal hop count plus the message's flits;
 /// flits are conserved over the measured window (accepted is offered plus
 /// the backlog the window began with minus the one it ended with, measured
-/// by the run); below saturation the simulation is within a
+/// by the run); each replication's packets, offered and accepted flits are
+/// what a Poisson count allows ([`counted`]); below saturation the
+/// simulation is within a
 /// factor 2 of the model either way (the model counts one cycle per hop,
 /// the routers a few; Dally's unidirectional distance is up to twice the
 /// bidirectional one).
@@ -482,6 +597,10 @@ fn studies_at_quick_scale_keep_their_invariants() {
                 .unwrap_or_else(|| panic!("{p:?}: nothing measured"));
             assert!(lat >= p.bound, "{p:?}: latency below the bound");
             conserved(p);
+            assert_eq!(p.runs.len(), 2, "{p:?}");
+            for (config, run) in &p.runs {
+                counted(config, run.as_ref().expect("drained"));
+            }
             let m = p.model.expect("below the model's saturation");
             assert!(
                 lat / m <= 2.0 && m / lat <= 2.0,
@@ -499,6 +618,263 @@ fn study_needs_an_output_directory() {
     let out = routergen(&["study", "quaglia", "--quick", "--seeds", "0", "-o", "x"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("'0'"), "{}", stderr(&out));
+}
+
+/// The columns of points.csv as docs/studies/README.md lists them.
+const POINTS_HEADER: &str = "point,paper_load,topology,dims,radix,algorithm,router,vcs,\
+buffer_depth,flits,traffic,injection,load,seed,warmup,measure,engine,drained,complete,packets,\
+delivered,latency_mean,latency_p50,latency_p99,network_latency_mean,offered,accepted,\
+backlog_start,backlog_end,fastest,saturated";
+
+/// Each file of `dir` by name, with its bytes.
+fn files_of(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The cells of points.csv's data rows by column name (no cell of the
+/// quick quaglia study is quoted).
+fn csv_rows(text: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .map(|h| h.to_string())
+                .zip(l.split(',').map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+/// The quick quaglia study, then the same page redrawn from its
+/// points.csv with --from: every file the same bytes. The redrawn page is
+/// made from the file: a latency changed in it moves the page's mean to
+/// the mean of the rows. A row's latency and packets are those
+/// `routergen sim` measures for the same run, and the page's mean ± half
+/// interval is recomputed here from the rows (Student's t with one degree
+/// of freedom, 12.706, from the printed table).
+#[test]
+fn a_study_redrawn_from_its_points_is_the_same_page() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = |d: &str| tmp.path().join(d).to_str().unwrap().to_string();
+    let (a, b, c) = (dir("a"), dir("b"), dir("c"));
+    let out = routergen(&["study", "quaglia", "--quick", "--engine", "rust", "-o", &a]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let csv = format!("{a}/points.csv");
+    let out = routergen(&["study", "quaglia", "--from", &csv, "-o", &b]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("redrawn from"), "{}", stderr(&out));
+    let (fa, fb) = (files_of(a.as_ref()), files_of(b.as_ref()));
+    let names: Vec<&str> = fa.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "README.md",
+            "config.json",
+            "points.csv",
+            "quaglia-latency.svg"
+        ]
+    );
+    for (x, y) in fa.iter().zip(&fb) {
+        assert!(x == y, "{} differs when redrawn", x.0);
+    }
+    assert_eq!(fa.len(), fb.len());
+
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(text.lines().next().unwrap(), POINTS_HEADER);
+    let rows = csv_rows(&text);
+    // Two rates, two seeds each.
+    assert_eq!(rows.len(), 4, "{text}");
+    let page = std::fs::read_to_string(format!("{a}/README.md")).unwrap();
+    for pair in rows.chunks(2) {
+        assert_eq!(pair[0]["paper_load"], pair[1]["paper_load"]);
+        assert_eq!((&*pair[0]["seed"], &*pair[1]["seed"]), ("1", "2"));
+        let x: Vec<f64> = pair
+            .iter()
+            .map(|r| r["latency_mean"].parse().unwrap())
+            .collect();
+        let mean = (x[0] + x[1]) / 2.0;
+        // s = |x0 - x1| / sqrt(2); half = t s / sqrt(2).
+        let half = 12.706 * (x[0] - x[1]).abs() / 2.0;
+        let cell = format!(
+            "| 4x4 | {} | {mean:.2} ± {half:.2} |",
+            pair[0]["paper_load"]
+        );
+        assert!(page.contains(&cell), "{cell} not in\n{page}");
+    }
+    // The first seed of each rate (a run of `routergen sim` takes seconds).
+    for row in rows.iter().step_by(2) {
+        let out = routergen(&[
+            "sim",
+            "--topology",
+            "torus",
+            "--radix",
+            "4",
+            "--algo",
+            "duato",
+            "--flit-width",
+            "32",
+            "--length",
+            "12",
+            "--injection",
+            "exponential",
+            "--engine",
+            "rust",
+            "--load",
+            &row["load"],
+            "--seed",
+            &row["seed"],
+            "--warmup",
+            "100",
+            "--measure",
+            "400",
+            "--csv",
+            &dir("sim.csv"),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let sim = std::fs::read_to_string(dir("sim.csv")).unwrap();
+        let sim = csv_rows(&sim);
+        let latency: f64 = row["latency_mean"].parse().unwrap();
+        assert_eq!(
+            sim[0]["mean_latency_cycles"],
+            format!("{latency:.2}"),
+            "{row:?}"
+        );
+        assert_eq!(sim[0]["packets_measured"], row["packets"], "{row:?}");
+    }
+
+    // The first row's latency made 1000 cycles: the page's first mean is
+    // (1000 + the second row's) / 2.
+    std::fs::create_dir(&c).unwrap();
+    std::fs::copy(format!("{a}/config.json"), format!("{c}/config.json")).unwrap();
+    let first = &rows[0]["latency_mean"];
+    let line = text.lines().nth(1).unwrap();
+    let edited = line.replacen(&format!(",{first},"), ",1000,", 1);
+    assert_ne!(edited, line);
+    std::fs::write(format!("{c}/points.csv"), text.replacen(line, &edited, 1)).unwrap();
+    let out = routergen(&[
+        "study",
+        "quaglia",
+        "--from",
+        &format!("{c}/points.csv"),
+        "-o",
+        &c,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let second: f64 = rows[1]["latency_mean"].parse().unwrap();
+    let redrawn = std::fs::read_to_string(format!("{c}/README.md")).unwrap();
+    assert!(
+        redrawn.contains(&format!("| {:.2} ± ", (1000.0 + second) / 2.0)),
+        "{redrawn}"
+    );
+}
+
+/// A points.csv or config.json that is not a study's is refused (status
+/// 2) with the file, line and column and what was expected, before
+/// anything is written.
+#[test]
+fn a_malformed_points_file_is_refused_by_line_and_column() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = r#"{"study": "quaglia", "scale": "quick", "seeds": 1, "engine": "rust"}"#;
+    // A run the quick study draws (4x4 torus, rate 0.001: load 0.012).
+    let row = "4x4 torus,0.001,torus,2,4,duato,router_duato_torus2d_k4_v3_w32_d4,3,4,12,\
+               uniform,exponential,0.012,1,100,400,rust,true,true,7,7,17,17,19,17,0.013125,\
+               0.01390625,0.00078125,0,- 15 17 19,";
+    let good = format!("{POINTS_HEADER}\n{row}\n");
+    let bad_points = [
+        (
+            good.replace(",0.012,1,", ",abc,1,"),
+            "points.csv line 2, column load: `abc` is not a number",
+        ),
+        (
+            good.replace(",true,true,7,", ",yes,true,7,"),
+            "points.csv line 2, column drained: `yes` is not true or false",
+        ),
+        (
+            good.replace(",- 15 17 19,", ",- 15 x 19,"),
+            "line 2, column fastest: `x` in `- 15 x 19` is neither",
+        ),
+        (
+            good.replace(",0,- 15", ",- 15"),
+            "points.csv line 2: 30 cells where the header has 31 columns",
+        ),
+        (
+            good.replace("paper_load,", "rate,"),
+            "points.csv line 1: not the header of a study's points.csv: column 2 is `rate` \
+             where `paper_load` is expected",
+        ),
+        (
+            // The rate 0.01 (load 0.12) is missing.
+            good.clone(),
+            "points.csv: no row for the run router_duato_torus2d_k4_v3_w32_d4, uniform traffic, 12 \
+             flits, exponential injection, load 0.12, seed 1",
+        ),
+    ];
+    let bad_configs = [
+        (
+            r#"{"study": "dally", "scale": "quick", "seeds": 1, "engine": "rust"}"#,
+            "config.json: field `study` is `\"dally\"` where `\"quaglia\"` (the study named) \
+             is expected",
+        ),
+        (
+            r#"{"study": "quaglia", "scale": "tiny", "seeds": 1, "engine": "rust"}"#,
+            "config.json: field `scale` is `\"tiny\"` where `\"quick\"` or `\"full\"` is \
+             expected",
+        ),
+        (
+            r#"{"study": "quaglia", "scale": "quick", "seeds": 1,"#,
+            "config.json line 1, column 50: not JSON",
+        ),
+    ];
+    let cases = bad_points
+        .into_iter()
+        .map(|(csv, says)| (csv, config, says))
+        .chain(bad_configs.map(|(config, says)| (good.clone(), config, says)));
+    for (csv, config, says) in cases {
+        let input = tmp.path().join("in");
+        std::fs::create_dir_all(&input).unwrap();
+        std::fs::write(input.join("points.csv"), &csv).unwrap();
+        std::fs::write(input.join("config.json"), config).unwrap();
+        let out_dir = tmp.path().join("out");
+        let out = routergen(&[
+            "study",
+            "quaglia",
+            "--from",
+            input.join("points.csv").to_str().unwrap(),
+            "-o",
+            out_dir.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{says}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{says}: {}", stderr(&out));
+        assert!(!out_dir.exists(), "{says}: wrote the output");
+    }
+    let out = routergen(&[
+        "study",
+        "quaglia",
+        "--from",
+        "/nonexistent/points.csv",
+        "-o",
+        "x",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot read /nonexistent/points.csv"),
+        "{}",
+        stderr(&out)
+    );
+    let out = routergen(&["study", "quaglia", "--from", "p.csv", "--quick", "-o", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--quick"), "{}", stderr(&out));
 }
 
 const LAPSES: &str = "lapses-adaptive-router.txt";

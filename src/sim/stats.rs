@@ -266,11 +266,78 @@ pub fn replicate(rows: &[Stats]) -> Vec<Replicated> {
     points.iter().map(|runs| Replicated::of(runs)).collect()
 }
 
+/// What a replication contributes to its point: the values of a run
+/// that the studies' pages and points.csv are made from (its latencies
+/// summed up, its links left out).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Run {
+    /// The routing algorithm's name.
+    pub algorithm: String,
+    /// Offered load, as a fraction of the bisection-limited rate.
+    pub load: f64,
+    /// The seed of the run's traffic.
+    pub seed: u64,
+    /// Offered flits per node per cycle ([`Stats::offered`]).
+    pub offered: f64,
+    /// Accepted flits per node per cycle ([`Stats::accepted`]).
+    pub accepted: f64,
+    /// [`Stats::backlog`].
+    pub backlog: [f64; 2],
+    /// Packets created in the measurement phase.
+    pub packets: usize,
+    /// Those delivered.
+    pub delivered: usize,
+    /// Their mean latency, cycles ([`Stats::mean_latency`]).
+    pub latency: Option<f64>,
+    /// Their median latency (nearest rank).
+    pub p50: Option<u64>,
+    /// Their 99th percentile latency (nearest rank).
+    pub p99: Option<u64>,
+    /// [`Stats::network_latency`].
+    pub network_latency: Option<f64>,
+    /// [`Stats::fastest`].
+    pub fastest: Vec<Option<u64>>,
+    /// Whether the run went to its end.
+    pub complete: bool,
+}
+
+impl Run {
+    /// The summary of `s`.
+    pub fn of(s: &Stats) -> Run {
+        Run {
+            algorithm: s.algorithm.clone(),
+            load: s.load,
+            seed: s.seed,
+            offered: s.offered,
+            accepted: s.accepted,
+            backlog: s.backlog,
+            packets: s.measured_packets,
+            delivered: s.latencies.len(),
+            latency: s.mean_latency(),
+            p50: percentile(&s.latencies, 0.5),
+            p99: s.p99_latency(),
+            network_latency: s.network_latency,
+            fastest: s.fastest.clone(),
+            complete: s.complete,
+        }
+    }
+}
+
 impl Replicated {
     /// The replications `runs` of one point (at least one).
     pub fn of(runs: &[&Stats]) -> Replicated {
-        let each = |f: fn(&Stats) -> f64| -> Vec<f64> { runs.iter().map(|r| f(r)).collect() };
-        let latencies: Option<Vec<f64>> = runs.iter().map(|r| r.mean_latency()).collect();
+        let summed: Vec<Run> = runs.iter().map(|s| Run::of(s)).collect();
+        Replicated {
+            cycle_ns: runs[0].cycle_ns,
+            ..Replicated::of_runs(&summed.iter().collect::<Vec<_>>())
+        }
+    }
+
+    /// The replications `runs` of one point (at least one), without a
+    /// cycle time.
+    pub fn of_runs(runs: &[&Run]) -> Replicated {
+        let each = |f: fn(&Run) -> f64| -> Vec<f64> { runs.iter().map(|r| f(r)).collect() };
+        let latencies: Option<Vec<f64>> = runs.iter().map(|r| r.latency).collect();
         let inside: Option<Vec<f64>> = runs.iter().map(|r| r.network_latency).collect();
         Replicated {
             algorithm: runs[0].algorithm.clone(),
@@ -292,9 +359,9 @@ impl Replicated {
             offered: Interval::of(&each(|r| r.offered)).expect("a run per point"),
             backlog: [0, 1]
                 .map(|i| runs.iter().map(|r| r.backlog[i]).sum::<f64>() / runs.len() as f64),
-            packets: runs.iter().map(|r| r.measured_packets).sum(),
+            packets: runs.iter().map(|r| r.packets).sum(),
             complete: runs.iter().all(|r| r.complete),
-            cycle_ns: runs[0].cycle_ns,
+            cycle_ns: None,
         }
     }
 

@@ -17,11 +17,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::{cell, pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale, Sim};
+use super::{cell, saturation_load, spec_of, sweep, sweep_points, Measured, Report, Scale, Sim};
 use crate::algo::Network;
 use crate::analysis::svg::{Plot, Series};
 use crate::error::{Error, Result};
-use crate::sim::stats::Replicated;
 use crate::sim::traffic::{bisection_rate, Pattern};
 use crate::sim::SimConfig;
 use crate::spec::names::Named;
@@ -63,9 +62,7 @@ impl Clock {
     }
 }
 
-/// A load sweep: each load, with what was measured there (none past
-/// saturation).
-pub type Sweep = Vec<(f64, Option<Replicated>)>;
+pub use super::Sweep;
 
 /// One algorithm of one network: its router, clocks and load sweeps.
 #[derive(Debug, Clone)]
@@ -201,16 +198,16 @@ fn fmax_of(report: &str, spec: &RouterSpec, target: Target) -> std::result::Resu
 
 /// The latency (ns) of the last unsaturated point and the accepted
 /// throughput there, flits per node per us, under `ns` per cycle.
-fn summary(runs: &[(f64, Option<Replicated>)], ns: f64) -> (Option<f64>, Option<f64>) {
+fn summary(runs: &[(f64, Measured)], ns: f64) -> (Option<f64>, Option<f64>) {
     let zero = runs
         .first()
-        .and_then(|r| r.1.as_ref()?.mean_latency())
+        .and_then(|r| r.1.stats.as_ref()?.mean_latency())
         .map(|c| c * ns);
     let sat = saturation_load(runs);
     let best = runs
         .iter()
         .filter(|r| sat.map_or(true, |s| r.0 < s))
-        .filter_map(|r| r.1.as_ref())
+        .filter_map(|r| r.1.stats.as_ref())
         .map(|s| s.accepted.mean)
         .fold(None, |a: Option<f64>, x| Some(a.map_or(x, |a| a.max(x))));
     (zero, best.map(|f| f * 1000.0 / ns))
@@ -275,14 +272,13 @@ pub fn chien(scale: Scale, fmax_cache: Option<(&Path, Synth)>, sim: Sim) -> Resu
                         Scale::Full => super::cycles(scale),
                     },
                 )?;
-                for (load, s) in &runs {
-                    points.push(Point::measured(
-                        format!("{title} {pattern}: {algorithm}"),
-                        *load,
-                        s.as_ref(),
-                        pattern_hops(&net, pattern) + f64::from(FLITS),
-                    ));
-                }
+                points.extend(sweep_points(
+                    &net,
+                    &format!("{title} {pattern}: {algorithm}"),
+                    pattern,
+                    FLITS,
+                    &runs,
+                ));
                 sweeps.push((pattern, runs));
             }
             rows.push(Algo {
@@ -411,7 +407,7 @@ fn network_section(
                 let (pts, errors): (Vec<(f64, f64)>, Vec<f64>) = runs
                     .iter()
                     .filter_map(|(_, s)| {
-                        let s = s.as_ref()?;
+                        let s = s.stats.as_ref()?;
                         let l = s.latency?;
                         Some((
                             (s.offered.mean * 1000.0 / ns, l.mean * ns),
@@ -422,7 +418,7 @@ fn network_section(
                 let marker = saturation_load(runs).and_then(|l| {
                     runs.iter()
                         .find(|r| r.0 == l)
-                        .and_then(|r| r.1.as_ref())
+                        .and_then(|r| r.1.stats.as_ref())
                         .map(|s| s.offered.mean * 1000.0 / ns)
                 });
                 series.push(Series {
@@ -518,6 +514,7 @@ pub fn check_cache(cache: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::stats::Replicated;
 
     fn dor() -> RouterSpec {
         spec_of(SpecInput {
@@ -587,7 +584,13 @@ mod tests {
             complete: true,
             ..crate::sim::stats::Stats::default()
         };
-        let runs = vec![(0.1, Some(Replicated::of(&[&s])))];
+        let runs = vec![(
+            0.1,
+            Measured {
+                runs: Vec::new(),
+                stats: Some(Replicated::of(&[&s])),
+            },
+        )];
         // 40 cycles of 5 ns; 0.2 flits per 5 ns cycle = 40 flits/us.
         let (z, t) = summary(&runs, 5.0);
         assert_eq!(z, Some(200.0));

@@ -20,7 +20,9 @@
 
 use std::fmt::Write as _;
 
-use super::{cell, pattern_hops, saturation_load, spec_of, sweep, Point, Report, Scale, Sim};
+use super::{
+    cell, saturation_load, spec_of, sweep, sweep_points, Measured, Point, Report, Scale, Sim, Sweep,
+};
 use crate::algo::Network;
 use crate::analysis::svg::{Plot, Series};
 use crate::error::{Error, Result};
@@ -228,32 +230,17 @@ fn one_cycle_router(side: u32) -> Result<RouterSpec> {
 
 const FLITS: u32 = 20;
 
-/// A sweep turned into points labelled `pattern: label`.
-fn points(
-    net: &Network,
-    label: &str,
-    pattern: Pattern,
-    flits: u32,
-    runs: &[(f64, Option<Replicated>)],
-) -> Vec<Point> {
-    runs.iter()
-        .map(|(load, s)| {
-            Point::measured(
-                format!("{pattern}: {label}"),
-                *load,
-                s.as_ref(),
-                pattern_hops(net, pattern) + f64::from(flits),
-            )
-        })
-        .collect()
+/// A sweep's points, named `pattern: label`.
+fn points(net: &Network, label: &str, pattern: Pattern, flits: u32, runs: &Sweep) -> Vec<Point> {
+    sweep_points(net, &format!("{pattern}: {label}"), pattern, flits, runs)
 }
 
 /// Latency points of `runs` and the saturation marker, for a plot.
-fn series(name: String, runs: &[(f64, Option<Replicated>)], colour: usize) -> Series {
+fn series(name: String, runs: &[(f64, Measured)], colour: usize) -> Series {
     let (points, errors) = runs
         .iter()
         .filter_map(|(load, s)| {
-            let l = s.as_ref()?.latency?;
+            let l = s.stats.as_ref()?.latency?;
             Some(((*load, l.mean), l.half.unwrap_or(0.0)))
         })
         .unzip();
@@ -491,7 +478,7 @@ pub fn lapses(scale: Scale, sim: Sim) -> Result<Report> {
                 }
             );
             all.extend(points(&net, &label, Pattern::Uniform, flits, &runs));
-            lat.push(runs[0].1.as_ref().and_then(Replicated::mean_latency));
+            lat.push(runs[0].1.stats.as_ref().and_then(Replicated::mean_latency));
         }
         let paper = TABLE_3.iter().find(|r| r.0 == flits);
         let gain = |with: Option<f64>, cycles: bool| match (with, lat[1]) {

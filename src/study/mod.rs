@@ -1,6 +1,7 @@
 //! Studies: routergen's own routers simulated ([`crate::sim`]) beside a
 //! paper's analytic model and its printed values, written as a Markdown
-//! table and SVG plots (`routergen study`).
+//! table and SVG plots (`routergen study`), beside the runs they are made
+//! from and the study's configuration ([`data`]: points.csv, config.json).
 //!
 //! - [`dally`]: Dally's k-ary n-cubes under constant bisection, emulated by
 //!   message length: a message of L bits is L/W flits with W = k/2 (eq. 7);
@@ -12,6 +13,7 @@
 //!   each router's cycle time (Chien's model, Fmax measured on FPGAs).
 
 pub mod chien;
+pub mod data;
 pub mod lapses;
 
 use std::fmt::Write as _;
@@ -20,11 +22,12 @@ use crate::algo::Network;
 use crate::analysis::svg::{Plot, Series};
 use crate::analysis::{dally as dm, quaglia as qm};
 use crate::error::{Error, Result};
-use crate::sim::stats::{Interval, Replicated, Stats};
+use crate::sim::stats::{Interval, Replicated, Run};
 use crate::sim::traffic::{bisection_rate, Injection, Length, Pattern};
 use crate::sim::{self, EngineKind, SimConfig};
 use crate::spec::{Algorithm, RouterSpec, SpecInput, Topology};
 use crate::work::{self, Book};
+use data::RunConfig;
 
 /// The scale of a study.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +48,20 @@ pub struct Report {
     /// One row per simulated point.
     pub points: Vec<Point>,
 }
+
+/// The replications of one point: each run's configuration and what it
+/// measured (`None`: it did not drain), and their aggregate (`None`:
+/// some run did not drain).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    /// Each replication.
+    pub runs: Vec<(RunConfig, Option<Run>)>,
+    /// Their means and intervals.
+    pub stats: Option<Replicated>,
+}
+
+/// A load sweep: each load, with what was measured there.
+pub type Sweep = Vec<(f64, Measured)>;
 
 /// One simulated point beside the model.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,13 +100,19 @@ pub struct Point {
     /// The replications' least latency per hop count
     /// ([`Replicated::fastest`]).
     pub fastest: Vec<Option<u64>>,
+    /// Each replication (points.csv's rows).
+    pub runs: Vec<(RunConfig, Option<Run>)>,
+    /// Whether the study judged the point past saturation (`None`: it
+    /// does not judge).
+    pub saturated: Option<bool>,
 }
 
 impl Point {
-    /// The point of `network` at `paper_load` that the replications `r`
+    /// The point of `network` at `paper_load` that the replications `m`
     /// measured (NaN throughput and no latency where they did not drain),
     /// beside the latency `bound`; no model yet.
-    fn measured(network: String, paper_load: f64, r: Option<&Replicated>, bound: f64) -> Point {
+    fn measured(network: String, paper_load: f64, m: &Measured, bound: f64) -> Point {
+        let r = m.stats.as_ref();
         Point {
             network,
             paper_load,
@@ -105,6 +128,8 @@ impl Point {
             model: None,
             sim_zero: None,
             fastest: r.map_or(Vec::new(), |r| r.fastest.clone()),
+            runs: m.runs.clone(),
+            saturated: None,
         }
     }
 
@@ -208,10 +233,10 @@ pub struct Sim<'a> {
 
 /// The simulations of `spec` at normalized `load` (LAPSES §2.2: a fraction
 /// of the uniform bisection rate) with `flits`-flit messages, exponential
-/// inter-arrival times, one per seed 1 to `sim.seeds` (each a job); `None`
-/// when the network did not drain its backlog in one of them (past
-/// saturation). Any other fault (a deadlock, a misdelivery) is an error.
-/// `what` names the point.
+/// inter-arrival times, one per seed 1 to `sim.seeds` (each a job); no
+/// aggregate when the network did not drain its backlog in one of them
+/// (past saturation). Any other fault (a deadlock, a misdelivery) is an
+/// error. `what` names the point.
 fn run_point(
     sim: Sim,
     what: &dyn Fn() -> String,
@@ -220,7 +245,7 @@ fn run_point(
     flits: u32,
     load: f64,
     (warmup, measure): (u64, u64),
-) -> Result<Option<Replicated>> {
+) -> Result<Measured> {
     let mut runs = Vec::new();
     for seed in 1..=u64::from(sim.seeds.max(1)) {
         let cfg = SimConfig {
@@ -235,15 +260,16 @@ fn run_point(
             ..SimConfig::new(spec.clone())
         };
         let what = || format!("{}, seed {seed}", what());
-        runs.push(
-            sim.book
-                .simulate(&what, work::Point::new(&cfg, sim.engine)?)?,
-        );
+        let run = sim
+            .book
+            .simulate(&what, work::Point::new(&cfg, sim.engine)?)?;
+        runs.push((RunConfig::of(&cfg, sim.engine), run));
     }
     // Every seed is asked for (so that each is a job) before any answer is
     // looked at.
-    let runs: Option<Vec<Stats>> = runs.into_iter().collect();
-    Ok(runs.map(|r| Replicated::of(&r.iter().collect::<Vec<_>>())))
+    let all: Option<Vec<&Run>> = runs.iter().map(|r| r.1.as_ref()).collect();
+    let stats = all.map(|r| Replicated::of_runs(&r));
+    Ok(Measured { runs, stats })
 }
 
 /// A load sweep of one router and pattern: `loads` in order until the
@@ -259,7 +285,7 @@ fn sweep(
     flits: u32,
     loads: &[f64],
     scale_cycles: (u64, u64),
-) -> Result<Vec<(f64, Option<Replicated>)>> {
+) -> Result<Sweep> {
     let mut all = Vec::new();
     for &load in loads {
         let what = || format!("{label}, load {load}");
@@ -271,8 +297,11 @@ fn sweep(
     let mut out = Vec::new();
     let mut base = None;
     for (load, s) in all {
-        let sat = s.as_ref().map_or(true, |s| sim::point_saturated(s, base));
-        base = base.or(s.as_ref().and_then(Replicated::mean_latency));
+        let sat = s
+            .stats
+            .as_ref()
+            .map_or(true, |s| sim::point_saturated(s, base));
+        base = base.or(s.stats.as_ref().and_then(Replicated::mean_latency));
         out.push((load, s));
         if sat {
             break;
@@ -282,21 +311,51 @@ fn sweep(
 }
 
 /// The first load of a sweep past saturation, if any.
-fn saturation_load(runs: &[(f64, Option<Replicated>)]) -> Option<f64> {
-    let base = runs.first().and_then(|r| r.1.as_ref()?.mean_latency());
+fn saturation_load(runs: &[(f64, Measured)]) -> Option<f64> {
+    let base = runs
+        .first()
+        .and_then(|r| r.1.stats.as_ref()?.mean_latency());
     runs.iter()
-        .find(|(_, s)| s.as_ref().map_or(true, |s| sim::point_saturated(s, base)))
+        .find(|(_, s)| {
+            s.stats
+                .as_ref()
+                .map_or(true, |s| sim::point_saturated(s, base))
+        })
         .map(|r| r.0)
+}
+
+/// A sweep's points, each named `name` and judged saturated or not,
+/// beside the latency bound of `pattern` on `net` with `flits`-flit
+/// messages.
+fn sweep_points(
+    net: &Network,
+    name: &str,
+    pattern: Pattern,
+    flits: u32,
+    runs: &[(f64, Measured)],
+) -> Vec<Point> {
+    let sat = saturation_load(runs);
+    runs.iter()
+        .map(|(load, m)| Point {
+            saturated: Some(sat == Some(*load)),
+            ..Point::measured(
+                name.to_string(),
+                *load,
+                m,
+                pattern_hops(net, pattern) + f64::from(flits),
+            )
+        })
+        .collect()
 }
 
 /// The table cell of the sweep `runs` at `load`: the mean latency (with
 /// its 95% interval over the replications), marked where the sweep
 /// saturated; `no drain`, or empty where the sweep stopped before it.
-fn cell(runs: &[(f64, Option<Replicated>)], load: f64) -> String {
+fn cell(runs: &[(f64, Measured)], load: f64) -> String {
     match runs.iter().find(|r| (r.0 - load).abs() < 1e-9) {
         None => "".into(),
-        Some((_, None)) => "no drain".into(),
-        Some((_, Some(s))) => {
+        Some((_, Measured { stats: None, .. })) => "no drain".into(),
+        Some((_, Measured { stats: Some(s), .. })) => {
             let sat = saturation_load(runs).is_some_and(|l| (l - load).abs() < 1e-9);
             let sat = if sat { " (sat.)" } else { "" };
             s.latency
@@ -313,7 +372,7 @@ fn simulate(
     flits: u32,
     flit_rate: f64,
     scale: Scale,
-) -> Result<Replicated> {
+) -> Result<Measured> {
     let net = Network::new(spec.topology, spec.dims, spec.radix)?;
     let load = flit_rate / bisection_rate(&net);
     run_point(
@@ -324,12 +383,13 @@ fn simulate(
         flits,
         load,
         cycles(scale),
-    )?
-    .ok_or_else(|| {
-        Error::Simulation(format!(
+    )
+    .and_then(|m| match m.stats {
+        Some(_) => Ok(m),
+        None => Err(Error::Simulation(format!(
             "{}: the network did not drain at load {load:.3}",
             spec.name()
-        ))
+        ))),
     })
 }
 
@@ -468,7 +528,7 @@ pub fn quaglia(scale: Scale, sim: Sim) -> Result<Report> {
                 ..Point::measured(
                     format!("{k}x{k} torus"),
                     rate,
-                    Some(&s),
+                    &s,
                     mean_min_hops(&net) + f64::from(flits),
                 )
             });
@@ -656,12 +716,7 @@ pub fn dally(scale: Scale, sim: Sim) -> Result<Report> {
             let s = simulate(sim, &what, &spec, flits, flit_rate, scale)?;
             rows.push(Point {
                 model: dm::latency(cube, length, lam, dm::Queueing::None),
-                ..Point::measured(
-                    cube.name(),
-                    lam,
-                    Some(&s),
-                    mean_min_hops(&net) + f64::from(flits),
-                )
+                ..Point::measured(cube.name(), lam, &s, mean_min_hops(&net) + f64::from(flits))
             });
         }
         zero_loads(&mut rows, &net);
@@ -738,41 +793,10 @@ pub fn dally(scale: Scale, sim: Sim) -> Result<Report> {
     })
 }
 
-/// The points of `report` as CSV, one row per simulated point in the
-/// study's order (empty cells: nothing measured, or no model).
-pub fn points_csv(report: &Report) -> String {
-    let mut csv = String::from(
-        "network,paper_load,offered,accepted,backlog_start,backlog_end,latency,latency_ci95_half,\
-         network_latency,network_latency_ci95_half,packets,seeds,bound,model,sim_zero\n",
-    );
-    let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
-    for p in &report.points {
-        let _ = writeln!(
-            csv,
-            "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            p.network.replace('"', "\"\""),
-            p.paper_load,
-            p.offered,
-            p.accepted,
-            p.backlog[0],
-            p.backlog[1],
-            opt(p.latency),
-            opt(p.latency_half),
-            opt(p.network_latency.map(|l| l.mean)),
-            opt(p.network_latency.and_then(|l| l.half)),
-            p.packets,
-            p.seeds,
-            p.bound,
-            opt(p.model),
-            opt(p.sim_zero)
-        );
-    }
-    csv
-}
-
-/// Writes `report` into `dir` (created if missing): README.md, the SVGs
-/// and points.csv, each file whole or not at all.
-pub fn write(report: &Report, dir: &std::path::Path) -> Result<()> {
+/// Writes `report` of the study `setting` into `dir` (created if
+/// missing): README.md, the SVGs, points.csv and config.json, each file
+/// whole or not at all.
+pub fn write(report: &Report, setting: &data::Setting, dir: &std::path::Path) -> Result<()> {
     let out = |e: std::io::Error, p: &std::path::Path| Error::Output {
         path: p.to_path_buf(),
         message: e.to_string(),
@@ -782,7 +806,14 @@ pub fn write(report: &Report, dir: &std::path::Path) -> Result<()> {
     for (name, svg) in &report.figures {
         crate::atomic::write(&dir.join(name), svg.as_bytes())?;
     }
-    crate::atomic::write(&dir.join("points.csv"), points_csv(report).as_bytes())?;
+    crate::atomic::write(
+        &dir.join("points.csv"),
+        data::csv(&report.points).as_bytes(),
+    )?;
+    crate::atomic::write(
+        &dir.join("config.json"),
+        data::config_json(setting, &report.points).as_bytes(),
+    )?;
     Ok(())
 }
 

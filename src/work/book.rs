@@ -1,8 +1,11 @@
 //! How library code asks for work that may run as jobs: each simulation
 //! run and synthesis goes through a [`Book`], which either does it now
 //! ([`Book::direct`]), writes it down and answers with a stand-in
-//! ([`Book::plan`]: the run that lists the jobs), or answers it from the
-//! jobs' results ([`Book::replay`]: the collect step). The code that asks
+//! ([`Book::plan`]: the run that lists the jobs), answers it from the
+//! jobs' results ([`Book::replay`]: the collect step), with the
+//! simulations answered by runs as a study's points.csv records them
+//! ([`Book::recorded`]: the page is made from those, whether they were
+//! just run or read from the file). The code that asks
 //! is the one place that knows what work it needs; it must ask for the
 //! same tasks whatever the answers (a sweep asks for every load, then
 //! cuts at saturation).
@@ -12,7 +15,7 @@ use std::collections::HashMap;
 
 use super::{Output, Point, Task};
 use crate::error::{Error, Result};
-use crate::sim::stats::Stats;
+use crate::sim::stats::Run;
 use crate::spec::RouterSpec;
 use crate::synth::Target;
 
@@ -22,9 +25,15 @@ enum Mode<'a> {
     Replay(HashMap<String, Output>),
 }
 
+/// Runs measured before: a simulation's result, `None` where it did not
+/// drain.
+pub type Recorded<'a> = &'a dyn Fn(&Point) -> Result<Option<Run>>;
+
 /// Where the work a study asks for is done (module docs).
 pub struct Book<'a> {
     mode: Mode<'a>,
+    /// Answers every simulation where set.
+    recorded: Option<Recorded<'a>>,
 }
 
 impl<'a> Book<'a> {
@@ -32,6 +41,7 @@ impl<'a> Book<'a> {
     pub fn direct(progress: &'a dyn Fn(&str)) -> Book<'a> {
         Book {
             mode: Mode::Direct(progress),
+            recorded: None,
         }
     }
 
@@ -41,6 +51,7 @@ impl<'a> Book<'a> {
     pub fn plan() -> Book<'static> {
         Book {
             mode: Mode::Plan(RefCell::new(Vec::new())),
+            recorded: None,
         }
     }
 
@@ -53,6 +64,16 @@ impl<'a> Book<'a> {
         }
         Ok(Book {
             mode: Mode::Replay(map),
+            recorded: None,
+        })
+    }
+
+    /// Every simulation answered by `runs`, the other work from `results`
+    /// as [`Book::replay`]: nothing runs.
+    pub fn recorded(runs: Recorded<'a>, results: Vec<(Task, Output)>) -> Result<Book<'a>> {
+        Ok(Book {
+            recorded: Some(runs),
+            ..Book::replay(results)?
         })
     }
 
@@ -93,17 +114,20 @@ impl<'a> Book<'a> {
         }
     }
 
-    /// One simulation run: its statistics, or `None` when the network did
-    /// not drain (past saturation). `what` names it for people.
-    pub fn simulate(&self, what: &dyn Fn() -> String, point: Point) -> Result<Option<Stats>> {
+    /// One simulation run: what it measured, or `None` when the network
+    /// did not drain (past saturation). `what` names it for people.
+    pub fn simulate(&self, what: &dyn Fn() -> String, point: Point) -> Result<Option<Run>> {
+        if let Some(runs) = self.recorded {
+            return runs(&point);
+        }
         match self.ask(
             what,
             Task::Simulate(point),
             Output::Simulated {
-                stats: Some(Stats::default()),
+                stats: Some(Default::default()),
             },
         )? {
-            Output::Simulated { stats } => Ok(stats),
+            Output::Simulated { stats } => Ok(stats.as_ref().map(Run::of)),
             other => Err(mismatch(&other)),
         }
     }
