@@ -933,46 +933,6 @@ impl HeaderUpdate {
             tie,
         })
     }
-
-    /// Verilog expression for [`Self::apply`] on the W-bit expression `x`.
-    pub fn verilog(&self, x: &str, w: usize) -> String {
-        let Some((d, dir)) = self.step else {
-            return x.to_string();
-        };
-        let f = self.field_bits;
-        let k = u64::from(self.radix);
-        let at = f * d;
-        let h = format!("{x}[{}:{at}]", at + f - 1);
-        let moved = match self.topology {
-            Topology::Hypercube => "1'b0".to_string(),
-            _ => {
-                let plain = if dir > 0 {
-                    format!("({h} - {f}'d1)")
-                } else {
-                    format!("({h} + {f}'d1)")
-                };
-                if self.topology == Topology::Torus && k % 2 == 0 {
-                    let (tie, to) = if dir > 0 {
-                        (low((k / 2).wrapping_neg(), f), k / 2 - 1)
-                    } else {
-                        (k / 2, low(1u64.wrapping_sub(k / 2), f))
-                    };
-                    format!("(({h} == {f}'d{tie}) ? {f}'d{to} : {plain})")
-                } else {
-                    plain
-                }
-            }
-        };
-        let mut parts = Vec::new();
-        if at + f < w {
-            parts.push(format!("{x}[{}:{}]", w - 1, at + f));
-        }
-        parts.push(moved);
-        if at > 0 {
-            parts.push(format!("{x}[{}:0]", at - 1));
-        }
-        format!("{{{}}}", parts.join(", "))
-    }
 }
 
 #[cfg(test)]

@@ -197,6 +197,34 @@ fn low(value: u64, bits: usize) -> u64 {
     }
 }
 
+/// A [`NextNode`] as constants ([`NextNode::steps`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NextSteps {
+    /// Bits flipped (a hypercube's dimension bit).
+    pub flip: u64,
+    /// Added: one step along the port.
+    pub step: u64,
+    /// On a ring: the coordinate's bits, their value at the edge, and what
+    /// is added there instead (around the ring).
+    pub edge: Option<(u64, u64, u64)>,
+}
+
+impl NextSteps {
+    /// The steps applied to the W-bit `node` (the form the router's
+    /// logic takes, for testing against [`NextNode::apply`]).
+    pub fn apply(&self, node: u64, w: usize) -> u64 {
+        let next = match self.edge {
+            Some((coord, edge, wrap)) if node & coord == edge => node.wrapping_add(wrap),
+            _ => (node ^ self.flip).wrapping_add(self.step),
+        };
+        if w >= 64 {
+            next
+        } else {
+            next & ((1u64 << w) - 1)
+        }
+    }
+}
+
 /// The node id of the router across output port `port` (docs/interface.md
 /// numbering and `node_id` layout), from this router's: one coordinate
 /// one step along the port (around the ring on a torus; a hypercube's
@@ -251,23 +279,29 @@ impl NextNode {
         low(next, w)
     }
 
-    /// Verilog expression for [`Self::apply`] on the W-bit expression `x`.
-    pub fn verilog(&self, x: &str, w: usize) -> String {
+    /// [`Self::apply`] as W-bit constants, for logic written once over
+    /// ports: `(node ^ flip) + step`, but where `node & coord == edge`
+    /// (the ring's last node toward the port) `node + wrap`.
+    pub fn steps(&self, w: usize) -> NextSteps {
+        let mask = |x: u64| if w >= 64 { x } else { x & ((1u64 << w) - 1) };
         let unit = self.unit();
         let back = (self.radix - 1) * unit;
-        let (c, at) = (self.coord_bits, self.dim * self.coord_bits);
-        let coord = format!("{x}[{}:{at}]", at + c - 1);
-        match (self.topology, self.plus) {
-            (Topology::Hypercube, _) => format!("({x} ^ {w}'d{unit})"),
-            (Topology::Torus | Topology::UniTorus, true) => format!(
-                "(({coord} == {c}'d{}) ? {x} - {w}'d{back} : {x} + {w}'d{unit})",
-                self.radix - 1
+        let at = self.dim * self.coord_bits;
+        let coord = ((1u64 << self.coord_bits) - 1) << at;
+        let ring = matches!(self.topology, Topology::Torus | Topology::UniTorus);
+        let (flip, step, edge) = match (self.topology, self.plus) {
+            (Topology::Hypercube, _) => (unit, 0, None),
+            (_, true) => (
+                0,
+                unit,
+                ring.then(|| ((self.radix - 1) << at, back.wrapping_neg())),
             ),
-            (Topology::Torus, false) => {
-                format!("(({coord} == {c}'d0) ? {x} + {w}'d{back} : {x} - {w}'d{unit})")
-            }
-            (_, true) => format!("({x} + {w}'d{unit})"),
-            (_, false) => format!("({x} - {w}'d{unit})"),
+            (_, false) => (0, unit.wrapping_neg(), ring.then_some((0, back))),
+        };
+        NextSteps {
+            flip,
+            step: mask(step),
+            edge: edge.map(|(e, wrap)| (coord, e, mask(wrap))),
         }
     }
 }
@@ -346,6 +380,49 @@ mod tests {
         // The ports alone would name two VC sets: the table cannot be
         // keyed by them.
         assert!(t.lookup(ports(&[1]) | wrap(1)) != t.lookup(ports(&[1])));
+    }
+
+    /// The constants the router's look-ahead decoders' inputs use
+    /// ([`NextNode::steps`]) against [`NextNode::apply`], for every port
+    /// and every node of each network (and the bits above its id).
+    #[test]
+    fn next_steps_are_the_next_nodes() {
+        let mut checked = 0;
+        for (topology, n, k) in [
+            (Topology::Mesh, 2, 4),
+            (Topology::Mesh, 3, 3),
+            (Topology::Torus, 2, 5),
+            (Topology::Torus, 2, 4),
+            (Topology::UniTorus, 3, 3),
+            (Topology::Hypercube, 4, 2),
+        ] {
+            let shape = DecoderShape::new(topology, n, k, Addressing::Absolute, 1, true);
+            let net = Network::new(topology, n as u32, k).unwrap();
+            let ports = 1 + n * topology.links_per_dim() as usize;
+            let c = shape.coord_bits;
+            for w in [16, 64] {
+                for port in 1..ports {
+                    let x = NextNode::new(&shape, port);
+                    let steps = x.steps(w);
+                    for node in 0..net.nodes() {
+                        let coords = net.coords(node);
+                        let id = coords
+                            .iter()
+                            .enumerate()
+                            .fold(0u64, |id, (d, &v)| id | u64::from(v) << (c * d));
+                        for above in [0, 1u64 << (c * n)] {
+                            assert_eq!(
+                                steps.apply(id | above, w),
+                                x.apply(id | above, w),
+                                "{topology} port {port} node {node}"
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
     }
 
     #[test]

@@ -6,21 +6,21 @@
 //! [`Stage`]s: a stage's `#[hdl_gen] update` is the simulation model and
 //! its code the Verilog (an always block of loops over ports and VCs),
 //! the router's constants (header updates, table contents, look-ahead
-//! rows) as localparams it indexes. Only look-ahead's decoder inputs and
-//! mux (`lookahead_*`) still hold a model beside the Verilog text they
-//! emit; the co-simulation tests hold the two equal. `Unified::glue` and
-//! `Unified::glue_code` call the stages in order:
+//! rows) as localparams it indexes. In the core's Verilog each stage is
+//! an always block of its own under a comment naming it.
+//! `Unified::glue` and `Unified::glue_code` call the stages in order:
 //!
 //! - [`input_buffers`]: a flit into the buffer of its VC, credits back;
 //! - [`route`]: per input port one waiting head flit and its decoders
-//!   (`WaitingHeads`), the look-ahead decoders, its permitted output VCs
-//!   (`Permitted`); the routes decoded a cycle early (`EarlyRoutes`);
+//!   (`WaitingHeads`), the look-ahead decoders' inputs
+//!   (`LookaheadRoutes`), its permitted output VCs (`Permitted`); the
+//!   routes decoded a cycle early (`EarlyRoutes`);
 //! - [`routing_table`]: the programmable table's word lines and columns
 //!   (`WordLines`), contents, programming and reset ROM (`TableState`);
 //! - [`vc_alloc`]: the requests to the [`VcAllocator`] (`VcRequests`,
 //!   output VCs to waiting head flits: a block of its own whose `update`
-//!   is both its model and its Verilog), the look-ahead mux, the held
-//!   output VCs (`HeldVcs`);
+//!   is both its model and its Verilog), the look-ahead mux's inputs
+//!   (`LookaheadFields`), the held output VCs (`HeldVcs`);
 //! - [`switch_alloc`]: the requests to the
 //!   [`switch_allocator::SwitchAllocator`] (`SwitchRequests`; per input
 //!   port one flit with a credit, per output port one input port: a block
@@ -53,7 +53,7 @@ use rust_hdl::core::ast::VerilogStatement;
 use rust_hdl::prelude::*;
 
 use super::block::Io;
-use super::lookahead::{self, LookaheadTable, NextNode};
+use super::lookahead::{self, NextNode, NextSteps};
 use super::organization::{transparent_block, wire};
 use super::tables::{self, CompiledTable};
 use super::{ClassId, PortId, VcId, ON_OFF_SLACK};
@@ -65,11 +65,11 @@ use crate::spec::{FlowControl, RouterSpec};
 use input_buffers::InputBuffers;
 use output_unit::OutputUnit;
 use outputs::OutputSide;
-use route::{EarlyRoutes, Permitted, WaitingHeads};
+use route::{EarlyRoutes, LookaheadRoutes, Permitted, WaitingHeads};
 use routing_table::{TableState, WordLines};
 use switch_alloc::{CrossbarInputs, MaySend, SwitchRequests};
 pub(crate) use switch_allocator::SwitchAllocator;
-use vc_alloc::{HeldVcs, VcRequests};
+use vc_alloc::{HeldVcs, LookaheadFields, VcRequests};
 pub(crate) use vc_allocator::VcAllocator;
 
 /// The blocks of a unified router and what its glue needs to know; its
@@ -138,7 +138,7 @@ pub struct Unified<const W: usize> {
     acand: Vec<DFF<Bit>>,
     /// Look-ahead (LAPSES §3.2): per input port q and link output port j
     /// (but q's own link), a decoder of the field the head leaves by j
-    /// with: the next router's ports; index `la_at[q P + j]`.
+    /// with: the next router's ports (`la_from`, `la_link`).
     ladec: Vec<AddressDecoder<W>>,
     /// Per input port: the mux that keeps the granted port's field.
     lamux: Vec<LookaheadMux<W>>,
@@ -213,6 +213,8 @@ pub struct Unified<const W: usize> {
     /// Per input port, with look-ahead: the field the mux chose for its
     /// granted head, in place.
     lasel: Vec<Signal<Local, Bits<W>>>,
+    /// Per look-ahead decoder: the waiting head it decodes.
+    la_shown: Vec<Signal<Local, Bits<W>>>,
     /// Port o, VC c, VC 0, port 0, a flit of zeros: for the stages'
     /// comparisons.
     port_id: Vec<Constant<PortId>>,
@@ -242,6 +244,20 @@ pub struct Unified<const W: usize> {
     hdr_tie_to: Vec<Constant<Bits<W>>>,
     hdr_ties: Vec<Constant<Bit>>,
     hdr_rewrite: Vec<Constant<Bit>>,
+    /// With look-ahead: per decoder m of `ladec`, the input port whose
+    /// head it decodes and the link it decodes it across; per output port
+    /// j (a link), the node id of the router across it
+    /// ([`lookahead::NextNode::steps`]); where the field goes in the
+    /// header.
+    la_from: Vec<Constant<PortId>>,
+    la_link: Vec<Constant<PortId>>,
+    next_flip: Vec<Constant<Bits<W>>>,
+    next_step: Vec<Constant<Bits<W>>>,
+    next_wraps: Vec<Constant<Bit>>,
+    next_coord: Vec<Constant<Bits<W>>>,
+    next_edge: Vec<Constant<Bits<W>>>,
+    next_wrap: Vec<Constant<Bits<W>>>,
+    la_shift: Constant<Bits<8>>,
     /// With look-ahead: per row r of the field's table, its key (in place)
     /// and the output VCs it permits (`r P V + k`); the field's bits.
     la_key: Vec<Constant<Bits<W>>>,
@@ -304,16 +320,13 @@ pub struct Unified<const W: usize> {
     pv: usize,
     pv1: usize,
     es: Option<tables::EsContents>,
-    /// Per output port: the header update of a head flit leaving by it.
-    updates: Vec<HeaderUpdate>,
-    la: Option<LookaheadTable>,
-    la_at: Vec<Option<usize>>,
-    /// Per output port j > 0: the node id of the router across it.
-    next: Vec<NextNode>,
-    /// Bits of the address fields: the look-ahead field starts here.
+    /// Bits of the address fields: the look-ahead field starts here; + 1.
     ab: usize,
-    /// Bits of the look-ahead field (`spec::lookahead_field_bits`; 0 without).
+    ab1: usize,
+    /// Bits of the look-ahead field (`spec::lookahead_field_bits`; 0
+    /// without); + 1.
     fb: usize,
+    fb1: usize,
 }
 
 transparent_block!(
@@ -322,8 +335,9 @@ transparent_block!(
     cfg_class, tmask, tclass, fcu, dec, indec, fcand, acand, ladec, lamux, rla, valloc, salloc,
     xbar, routed, rport,
     rvc, output_unit, cok, rptr, reset, behind, waiting, rdata, rany, rsel, shown, perm, word, tcol, home, imask, iclass, granted, leaves,
-    sport, svc, sflit, sdata, sla, lasel, port_id, vc_id, vc_zero, vc_one, vc_last, vc_mask, port_zero, zero, la_keep, buffered,
-    hdr_keep, hdr_moved, hdr_step, hdr_tie, hdr_tie_to, hdr_ties, hdr_rewrite, la_key, la_row, la_field, class_id, class_ok, ent_mask, ent_value,
+    sport, svc, sflit, sdata, sla, lasel, la_shown, port_id, vc_id, vc_zero, vc_one, vc_last, vc_mask, port_zero, zero, la_keep, buffered,
+    hdr_keep, hdr_moved, hdr_step, hdr_tie, hdr_tie_to, hdr_ties, hdr_rewrite, la_from, la_link, next_flip, next_step, next_wraps, next_coord,
+    next_edge, next_wrap, la_shift, la_key, la_row, la_field, class_id, class_ok, ent_mask, ent_value,
     ent_any, ent_home, cluster_mask, entry_addr, init_mask, init_class, rom_node, rom_mask, rom_class,
     score_zero, score_one
 );
@@ -377,20 +391,37 @@ impl<const W: usize> Unified<W> {
         // (a minimal route does not turn back), except on a unidirectional
         // torus, where going straight on leaves by the port it came in by.
         let straight = table.shape.topology == crate::spec::Topology::UniTorus;
-        let mut la_at = vec![None; p * p];
-        let mut nla = 0;
+        let mut la_pairs = Vec::new();
         if la.is_some() {
             for q in 0..p {
                 for j in (1..p).filter(|&j| j != q || straight) {
-                    la_at[q * p + j] = Some(nla);
-                    nla += 1;
+                    la_pairs.push((q, j));
                 }
             }
         }
+        let nla = la_pairs.len();
+        // The node id across each link (port 0: none).
+        let steps: Vec<NextSteps> = (0..if la.is_some() { p } else { 0 })
+            .map(|j| match j {
+                0 => NextSteps {
+                    flip: 0,
+                    step: 0,
+                    edge: None,
+                },
+                _ => NextNode::new(&table.shape, j).steps(W),
+            })
+            .collect();
+        let next = |f: &dyn Fn(&NextSteps) -> u64| -> Vec<Constant<Bits<W>>> {
+            steps
+                .iter()
+                .map(|x| Constant::new(Bits::<W>::from(f(x))))
+                .collect()
+        };
         let fb = la.as_ref().map_or(0, |la| la.field_bits);
         let field_shape = la.as_ref().map(|la| lookahead::field_shape(table, la));
         let next_rows = la.as_ref().map_or(Vec::new(), |la| la.next.clone());
         let links = table.crossbar_links();
+        let ab = table.shape.dims * table.shape.field_bits;
         // A VC-port core's port o is on link o / per_link.
         let updates: Vec<HeaderUpdate> = (0..p)
             .map(|o| HeaderUpdate::new(&table.shape, o / table.per_link))
@@ -403,7 +434,6 @@ impl<const W: usize> Unified<W> {
                 .collect()
         };
         let all = if W >= 64 { u64::MAX } else { (1u64 << W) - 1 };
-        let ab = table.shape.dims * table.shape.field_bits;
         let la_field = ((1u64 << fb) - 1) << ab;
         // Reset contents: the economical table's, the same at every node;
         // the full and meta tables' from a ROM by node id.
@@ -525,6 +555,25 @@ impl<const W: usize> Unified<W> {
             sdata: signals(p),
             sla: signals(if la.is_some() { p } else { 0 }),
             lasel: signals(if la.is_some() { p } else { 0 }),
+            la_shown: signals(nla),
+            la_from: la_pairs
+                .iter()
+                .map(|&(q, _)| Constant::new(PortId::from(q as u64)))
+                .collect(),
+            la_link: la_pairs
+                .iter()
+                .map(|&(_, j)| Constant::new(PortId::from(j as u64)))
+                .collect(),
+            next_flip: next(&|x| x.flip),
+            next_step: next(&|x| x.step),
+            next_wraps: steps
+                .iter()
+                .map(|x| Constant::new(x.edge.is_some()))
+                .collect(),
+            next_coord: next(&|x| x.edge.map_or(0, |e| e.0)),
+            next_edge: next(&|x| x.edge.map_or(0, |e| e.1)),
+            next_wrap: next(&|x| x.edge.map_or(0, |e| e.2)),
+            la_shift: Constant::new(Bits::<8>::from(ab as u64)),
             port_id: (0..p)
                 .map(|o| Constant::new(PortId::from(o as u64)))
                 .collect(),
@@ -648,16 +697,10 @@ impl<const W: usize> Unified<W> {
             v1: v + 1,
             pv,
             pv1: pv + 1,
-            updates,
-            next: if la.is_some() {
-                (1..p).map(|j| NextNode::new(&table.shape, j)).collect()
-            } else {
-                Vec::new()
-            },
-            ab: table.shape.dims * table.shape.field_bits,
+            ab,
+            ab1: ab + 1,
             fb,
-            la,
-            la_at,
+            fb1: fb + 1,
             es,
         })
     }
@@ -683,11 +726,11 @@ impl<const W: usize> Unified<W> {
         Stage::<Clocks>::update(self);
         Stage::<InputBuffers>::update(self);
         Stage::<WaitingHeads>::update(self);
-        self.lookahead_glue();
+        Stage::<LookaheadRoutes>::update(self);
         Stage::<WordLines>::update(self);
         Stage::<Permitted>::update(self);
         Stage::<VcRequests>::update(self);
-        self.lookahead_mux_glue();
+        Stage::<LookaheadFields>::update(self);
         Stage::<SwitchRequests>::update(self);
         Stage::<CrossbarInputs>::update(self);
         Stage::<OutputSide>::update(self);
@@ -699,26 +742,33 @@ impl<const W: usize> Unified<W> {
         Stage::<Pointers>::update(self);
     }
 
-    /// The glue as Verilog: the stages written once ([`Stage`]) as their
-    /// code, the others as the text beside their models (an always block
-    /// per stage: inputs, routing, VC allocation, switch allocation,
-    /// outputs, state).
+    /// The glue as Verilog: each stage's code ([`Stage`]) as an always
+    /// block of its own under a comment that names it, in the order of
+    /// [`Unified::glue`].
     pub(super) fn glue_code(&self) -> Vec<VerilogStatement> {
-        let mut code = stage_code::<Clocks, _>(self);
-        code.extend(stage_code::<InputBuffers, _>(self));
-        code.extend(stage_code::<WaitingHeads, _>(self));
-        code.extend(stage_code::<WordLines, _>(self));
-        code.extend(stage_code::<Permitted, _>(self));
-        code.extend(stage_code::<VcRequests, _>(self));
-        code.extend(stage_code::<SwitchRequests, _>(self));
-        code.extend(stage_code::<CrossbarInputs, _>(self));
-        code.push(crate::hdl::code::verbatim(self.glue_verilog()));
-        code.extend(stage_code::<OutputSide, _>(self));
-        code.extend(stage_code::<EarlyRoutes, _>(self));
-        code.extend(stage_code::<Pointers, _>(self));
-        code.extend(stage_code::<MaySend, _>(self));
-        code.extend(stage_code::<HeldVcs, _>(self));
-        code.extend(stage_code::<TableState, _>(self));
+        let stages = [
+            ("Clocks and resets of the blocks.", stage_code::<Clocks, _>(self)),
+            ("Input buffers: each flit into its VC's buffer, credits upstream.", stage_code::<InputBuffers, _>(self)),
+            ("Route computation: per input port one waiting head, round robin, and its decoders.", stage_code::<WaitingHeads, _>(self)),
+            ("Look-ahead: the next router's field along each link.", stage_code::<LookaheadRoutes, _>(self)),
+            ("Routing table: word lines and columns.", stage_code::<WordLines, _>(self)),
+            ("The output VCs each waiting head may take.", stage_code::<Permitted, _>(self)),
+            ("VC allocation's requests.", stage_code::<VcRequests, _>(self)),
+            ("Look-ahead mux: the granted link's field.", stage_code::<LookaheadFields, _>(self)),
+            ("Switch allocation's requests and answers.", stage_code::<SwitchRequests, _>(self)),
+            ("The crossbar's inputs: the chosen flit, its field, its header update.", stage_code::<CrossbarInputs, _>(self)),
+            ("Outputs: the flits as they cross, downstream credits.", stage_code::<OutputSide, _>(self)),
+            ("State: the routes decoded a cycle early.", stage_code::<EarlyRoutes, _>(self)),
+            ("State: the round-robin pointers of routing.", stage_code::<Pointers, _>(self)),
+            ("State: the held output VCs.", stage_code::<HeldVcs, _>(self)),
+            ("State: the may-send flags.", stage_code::<MaySend, _>(self)),
+            ("State: the routing table.", stage_code::<TableState, _>(self)),
+        ];
+        let mut code = Vec::new();
+        for (title, stage) in stages.into_iter().filter(|(_, c)| !c.is_empty()) {
+            code.push(crate::hdl::code::verbatim(format!("// {title}\n")));
+            code.extend(stage);
+        }
         code
     }
 
@@ -801,22 +851,6 @@ impl<const W: usize> Unified<W> {
             line(format!("in_credit${k} = {u}$in_credit${k};"));
         }
         s.push_str("    end\n");
-        s
-    }
-
-    /// The glue written as text, beside its model (stage by stage, until
-    /// each is a [`Stage`]).
-    fn glue_verilog(&self) -> String {
-        let mut s = String::new();
-        let mut line = |t: String| {
-            s.push_str("    ");
-            s.push_str(&t);
-            s.push('\n');
-        };
-
-        self.lookahead_verilog(&mut line);
-        self.lookahead_mux_verilog(&mut line);
-        s.push('\n');
         s
     }
 }
@@ -907,27 +941,10 @@ impl<const W: usize> Logic for Unified<W> {
         Stage::<WordLines>::connect(self);
         Stage::<Permitted>::connect(self);
         Stage::<TableState>::connect(self);
+        Stage::<LookaheadRoutes>::connect(self);
+        Stage::<LookaheadFields>::connect(self);
         Stage::<VcRequests>::connect(self);
         Stage::<CrossbarInputs>::connect(self);
-        // What the stages written as text drive.
-        for s in self.lasel.iter_mut() {
-            s.connect();
-        }
-        for d in self.ladec.iter_mut() {
-            d.node_id.connect();
-            d.in_data.connect();
-            d.in_valid.connect();
-            d.in_head.connect();
-        }
-        for x in self.lamux.iter_mut() {
-            x.in_hdr.connect();
-            for s in x.next_mask.iter_mut() {
-                s.connect();
-            }
-            for s in x.sel.iter_mut() {
-                s.connect();
-            }
-        }
     }
 }
 

@@ -121,64 +121,54 @@ impl<const W: usize> Stage<WaitingHeads> for Unified<W> {
     }
 }
 
-impl<const W: usize> Unified<W> {
-    /// The look-ahead decoders' inputs: the next router's field along
-    /// every link j, from the head as it would leave by j, at the
-    /// neighbour's node id.
-    pub(super) fn lookahead_glue(&mut self) {
-        let p = self.p;
-        for q in 0..p {
-            for j in 1..p {
-                if let Some(m) = self.la_at[q * p + j] {
-                    let node = self.next[j - 1].apply(self.node_id.val().to_u64(), W);
-                    let data = self.updates[j].apply(self.shown[q].val().to_u64(), W);
-                    self.ladec[m].node_id.next = Bits::<W>::from(node);
-                    self.ladec[m].in_data.next = Bits::<W>::from(data);
+/// The look-ahead decoders' inputs ([`Stage`], LAPSES §3.2): decoder m
+/// serves input port `la_from[m]` and link `la_link[m]`, and decodes that
+/// port's waiting head as it would leave by the link (its header update,
+/// `hdr_*`) at the node id of the router across it (`next_*`,
+/// [`NextNode::steps`]): the next router's field.
+///
+/// [`NextNode::steps`]: crate::router::lookahead::NextNode::steps
+pub(super) struct LookaheadRoutes;
+
+impl<const W: usize> Stage<LookaheadRoutes> for Unified<W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for m in 0..self.ladec.len() {
+            self.la_shown[m].next = self.zero.val();
+            self.ladec[m].in_valid.next = false;
+            self.ladec[m].in_head.next = false;
+            for q in 0..self.p {
+                if self.la_from[m].val() == self.port_id[q].val() {
+                    self.la_shown[m].next = self.shown[q].val();
                     self.ladec[m].in_valid.next = self.rany[q].val();
                     self.ladec[m].in_head.next = self.rany[q].val();
                 }
             }
-        }
-    }
-
-    /// The look-ahead field's bits, at bit 0.
-    pub(super) fn field_mask(&self) -> u64 {
-        (1u64 << self.fb) - 1
-    }
-
-    /// [`Unified::lookahead_glue`] as Verilog.
-    pub(super) fn lookahead_verilog(&self, line: &mut impl FnMut(String)) {
-        let Some(_) = self.la else {
-            return;
-        };
-        let p = self.p;
-        line("// Look-ahead: the next router's field along every link j.".into());
-        line("always @(*) begin".into());
-        for q in 0..p {
-            for j in 1..p {
-                if let Some(m) = self.la_at[q * p + j] {
-                    line(format!(
-                        "    ladec${m}$node_id = {};",
-                        self.next[j - 1].verilog("node_id", W)
-                    ));
-                    line(format!(
-                        "    ladec${m}$in_data = {};",
-                        self.updates[j].verilog(&format!("shown${q}"), W)
-                    ));
-                    line(format!(
-                        "    ladec${m}$in_valid = rany${q}; ladec${m}$in_head = rany${q};"
-                    ));
+            self.ladec[m].node_id.next = self.zero.val();
+            self.ladec[m].in_data.next = self.zero.val();
+            for j in 0..self.p {
+                if self.la_link[m].val() == self.port_id[j].val() {
+                    self.ladec[m].node_id.next =
+                        (self.node_id.val() ^ self.next_flip[j].val()) + self.next_step[j].val();
+                    if self.next_wraps[j].val()
+                        & ((self.node_id.val() & self.next_coord[j].val())
+                            == self.next_edge[j].val())
+                    {
+                        self.ladec[m].node_id.next = self.node_id.val() + self.next_wrap[j].val();
+                    }
+                    self.ladec[m].in_data.next = (self.la_shown[m].val() & self.hdr_keep[j].val())
+                        | ((self.la_shown[m].val() + self.hdr_step[j].val())
+                            & self.hdr_moved[j].val());
+                    if self.hdr_ties[j].val()
+                        & ((self.la_shown[m].val() & !self.hdr_keep[j].val())
+                            == self.hdr_tie[j].val())
+                    {
+                        self.ladec[m].in_data.next = (self.la_shown[m].val()
+                            & self.hdr_keep[j].val())
+                            | self.hdr_tie_to[j].val();
+                    }
                 }
             }
-        }
-        line("end".into());
-        let ab = self.ab;
-        for q in 0..p {
-            line(format!(
-                "wire [{}:0] lf${q} = shown${q}[{}:{ab}];",
-                self.fb - 1,
-                ab + self.fb - 1
-            ));
         }
     }
 }

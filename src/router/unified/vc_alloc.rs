@@ -58,62 +58,49 @@ impl<const W: usize> Stage<VcRequests> for Unified<W> {
     }
 }
 
-impl<const W: usize> Unified<W> {
-    /// Look-ahead mux (LAPSES Figure 4b): the granted port's next-router
-    /// field; a packet that leaves by the local port keeps its field.
-    pub(super) fn lookahead_mux_glue(&mut self) {
-        let p = self.p;
-        let fmask = self.field_mask();
-        for q in 0..self.lamux.len() {
-            self.lamux[q].in_hdr.next = Bits::<W>::default();
-            for j in 0..p {
-                self.lamux[q].sel[j].next = self.valloc.grant[q * p + j].val();
-                for b in 0..self.fb {
-                    self.lamux[q].next_mask[j * self.fb + b].next = match self.la_at[q * p + j] {
-                        Some(m) => self.ladec[m].cand[b].val(),
-                        None => {
-                            let field = (self.shown[q].val().to_u64() >> self.ab) & fmask;
-                            j == 0 && (field >> b) & 1 == 1
-                        }
-                    };
-                }
-            }
-            self.lasel[q].next = self.lamux[q].out_hdr.val() << self.ab as u64;
-        }
-    }
+/// The look-ahead mux's inputs ([`Stage`], LAPSES Figure 4b): per input
+/// port, the allocator's grants select among the next-router fields of
+/// its links (each from its look-ahead decoder, [`super::route`]); a
+/// packet that leaves by the local port keeps its field. The chosen field
+/// goes to its place in the header (`lasel`).
+pub(super) struct LookaheadFields;
 
-    /// [`Unified::lookahead_mux_glue`] as Verilog.
-    pub(super) fn lookahead_mux_verilog(&self, line: &mut impl FnMut(String)) {
-        if self.la.is_none() {
-            return;
-        }
-        let p = self.p;
-        line("// Look-ahead mux: the granted port's next-router field.".into());
-        line("always @(*) begin".into());
-        for q in 0..p {
-            line(format!("    lamux${q}$in_hdr = {W}'d0;"));
-            for j in 0..p {
-                line(format!(
-                    "    lamux${q}$sel${j} = valloc$grant${};",
-                    q * p + j
-                ));
-                for b in 0..self.fb {
-                    let bit = match self.la_at[q * p + j] {
-                        Some(m) => format!("ladec${m}$cand${b}"),
-                        None if j == 0 => format!("lf${q}[{b}]"),
-                        None => "1'b0".into(),
-                    };
-                    line(format!(
-                        "    lamux${q}$next_mask${} = {bit};",
-                        j * self.fb + b
-                    ));
+impl<const W: usize> Stage<LookaheadFields> for Unified<W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for pw in self.p..self.p1 {
+            for fw in self.fb..self.fb1 {
+                for ab in self.ab..self.ab1 {
+                    for q in 0..self.lamux.len() {
+                        self.lamux[q].in_hdr.next = self.zero.val();
+                        for j in 0..self.p {
+                            self.lamux[q].sel[j].next = self.valloc.grant[q * pw + j].val();
+                            for b in 0..self.fb {
+                                self.lamux[q].next_mask[j * fw + b].next = false;
+                            }
+                        }
+                        for b in 0..self.fb {
+                            self.lamux[q].next_mask[b].next = self.shown[q].val().get_bit(ab + b);
+                        }
+                        self.lasel[q].next = self.lamux[q].out_hdr.val() << self.la_shift.val();
+                    }
+                }
+                for m in 0..self.ladec.len() {
+                    for q in 0..self.p {
+                        for j in 0..self.p {
+                            if (self.la_from[m].val() == self.port_id[q].val())
+                                & (self.la_link[m].val() == self.port_id[j].val())
+                            {
+                                for b in 0..self.fb {
+                                    self.lamux[q].next_mask[j * fw + b].next =
+                                        self.ladec[m].cand[b].val();
+                                }
+                            }
+                        }
+                    }
                 }
             }
-            // The field sits in the mux's low bits, and leaves in its
-            // place in the header.
-            line(format!("    lasel${q} = lamux${q}$out_hdr << {};", self.ab));
         }
-        line("end".into());
     }
 }
 
