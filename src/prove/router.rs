@@ -701,7 +701,7 @@ pub(crate) mod tests {
     }
 
     /// Whether `path` (`in_p[4].vc[1].buffer.queue.count`,
-    /// `output_unit.count[49:45]`, `routed[3]`) names a register of the
+    /// `output_unit.count[79:72]`, `routed[3]`) names a register of the
     /// router `rtl` whose core is `core`: a register of the queue of a
     /// flow-control unit inside the generate loops over the input ports
     /// and their VCs, bits of a register vector of the module of one
@@ -739,7 +739,7 @@ pub(crate) mod tests {
             && register_bits(rtl, &format!("{core}_flow_control_unit_queue"), reg).is_some()
     }
 
-    /// Whether `path` (`count[49:45]`, `routed[3]`) names bits of a
+    /// Whether `path` (`count[79:72]`, `routed[3]`) names bits of a
     /// register vector of `module`.
     fn names_register_bits(rtl: &str, module: &str, path: &str) -> bool {
         let Some((reg, select)) = path.strip_suffix(']').and_then(|p| p.split_once('[')) else {
@@ -775,9 +775,11 @@ pub(crate) mod tests {
                 "{wire}: no register {reg}"
             );
         }
+        // The output unit's counts are as wide as the VC allocator's
+        // scores (8 bits), an input buffer's queue count 5.
         assert_eq!(
             register_bits(rtl, &format!("{core}_output_unit"), "count"),
-            Some(5 * 2 * ports)
+            Some(8 * 2 * ports)
         );
         let sby = p.sby();
         assert!(
@@ -785,7 +787,7 @@ pub(crate) mod tests {
             "{sby}"
         );
         assert!(
-            sby.contains("connect -set ocr9 \\dut.core.output_unit.count[49:45]\n"),
+            sby.contains("connect -set ocr9 \\dut.core.output_unit.count[79:72]\n"),
             "{sby}"
         );
         assert!(sby.contains("prove: abc pdr"), "{sby}");

@@ -70,8 +70,8 @@ const DROPS_A_FLIT: Mutant = mutant(
 
 /// The first output VC starts with 3 credits, not D = 2.
 const COUNTS_3_CREDITS: Mutant = mutant(
-    "count_d[(k)*5 +: 5] = depth;",
-    "count_d[(k)*5 +: 5] = (k == 0) ? 5'd3 : depth;",
+    "count_d[(k)*8 +: 8] = depth;",
+    "count_d[(k)*8 +: 8] = (k == 0) ? 8'd3 : depth;",
     "output 0's VC 0 starts with 3 credits, not D = 2",
 );
 

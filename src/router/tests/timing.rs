@@ -464,13 +464,17 @@ fn a_port_that_loses_the_switch_sends_its_other_vc_to_an_idle_output() {
 /// form, so that the decoder does not come back onto the allocation path.
 #[test]
 fn vc_allocation_reads_the_decoded_route_from_flip_flops_where_it_is_decoded_early() {
+    // The always block of the permitted VCs (`route::Permitted`), from
+    // its comment to the next stage's.
     let perm = |s: &RouterSpec| -> String {
-        core_verilog(s)
-            .expect("verilog")
-            .lines()
-            .filter(|l| l.trim_start().starts_with("wire perm_0_"))
-            .collect::<Vec<_>>()
-            .join("\n")
+        let v = core_verilog(s).expect("verilog");
+        let at = v
+            .find("// The output VCs each waiting head may take.")
+            .expect("the stage's comment");
+        let end = v[at + 4..]
+            .find("\n    // ")
+            .map_or(v.len(), |e| at + 4 + e);
+        v[at..end].to_string()
     };
     let base = spec(Algorithm::DimensionOrder, 4, 2);
     let early = perm(&base);
