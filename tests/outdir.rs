@@ -432,8 +432,8 @@ fn generated_checks_pass_and_catch_mutants_lookahead() {
     mutant_copy(
         &dir,
         &broken,
-        "lamux_sel[8] = valloc_grant[8];",
-        "lamux_sel[8] = 1'b0;",
+        "lamux_next_mask[(q)*25+j*5+b] = ladec_cand[(m)*5+b];",
+        "lamux_next_mask[(q)*25+j*5+b] = 1'b0;",
     );
     for target in ["sim", "sim-verilator"] {
         let line = assert_fails(&make(&broken, &[target], &[]), target);
