@@ -819,6 +819,7 @@ pub struct Rewrite {
     pub tie: Option<(u64, u64)>,
 }
 
+#[cfg(test)]
 impl Rewrite {
     /// The rewrite applied to the W-bit header `x` (the form the router's
     /// logic takes, for testing against [`HeaderUpdate::apply`]).

@@ -209,6 +209,7 @@ pub struct NextSteps {
     pub edge: Option<(u64, u64, u64)>,
 }
 
+#[cfg(test)]
 impl NextSteps {
     /// The steps applied to the W-bit `node` (the form the router's
     /// logic takes, for testing against [`NextNode::apply`]).
@@ -405,11 +406,7 @@ mod tests {
                     let x = NextNode::new(&shape, port);
                     let steps = x.steps(w);
                     for node in 0..net.nodes() {
-                        let coords = net.coords(node);
-                        let id = coords
-                            .iter()
-                            .enumerate()
-                            .fold(0u64, |id, (d, &v)| id | u64::from(v) << (c * d));
+                        let id = tables::node_id(&shape, &net, node);
                         for above in [0, 1u64 << (c * n)] {
                             assert_eq!(
                                 steps.apply(id | above, w),

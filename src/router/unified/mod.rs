@@ -227,8 +227,6 @@ pub struct Unified<const W: usize> {
     vc_mask: Constant<VcId>,
     port_zero: Constant<PortId>,
     zero: Constant<Bits<W>>,
-    /// The header's bits but the look-ahead field.
-    la_keep: Constant<Bits<W>>,
     /// Per input VC, with one cycle per router: it keeps a buffer (a head
     /// may arrive into it). Empty otherwise.
     buffered: Vec<Constant<Bit>>,
@@ -335,7 +333,7 @@ transparent_block!(
     cfg_class, tmask, tclass, fcu, dec, indec, fcand, acand, ladec, lamux, rla, valloc, salloc,
     xbar, routed, rport,
     rvc, output_unit, cok, rptr, reset, behind, waiting, rdata, rany, rsel, shown, perm, word, tcol, home, imask, iclass, granted, leaves,
-    sport, svc, sflit, sdata, sla, lasel, la_shown, port_id, vc_id, vc_zero, vc_one, vc_last, vc_mask, port_zero, zero, la_keep, buffered,
+    sport, svc, sflit, sdata, sla, lasel, la_shown, port_id, vc_id, vc_zero, vc_one, vc_last, vc_mask, port_zero, zero, buffered,
     hdr_keep, hdr_moved, hdr_step, hdr_tie, hdr_tie_to, hdr_ties, hdr_rewrite, la_from, la_link, next_flip, next_step, next_wraps, next_coord,
     next_edge, next_wrap, la_shift, la_key, la_row, la_field, class_id, class_ok, ent_mask, ent_value,
     ent_any, ent_home, cluster_mask, entry_addr, init_mask, init_class, rom_node, rom_mask, rom_class,
@@ -586,7 +584,6 @@ impl<const W: usize> Unified<W> {
             vc_mask: Constant::new(VcId::from(mask_for(v - 1) as u64)),
             port_zero: Constant::new(PortId::from(0u64)),
             zero: Constant::new(Bits::<W>::from(0u64)),
-            la_keep: Constant::new(Bits::<W>::from(all & !la_field)),
             buffered: if bypass {
                 buffered.iter().map(|&b| Constant::new(b)).collect()
             } else {

@@ -52,7 +52,7 @@ impl<const W: usize> Stage<CrossbarInputs> for Unified<W> {
                 }
                 if self.xbar.in_head[q].val() {
                     self.sdata[q].next =
-                        (self.sflit[q].val() & self.la_keep.val()) | self.sla[q].val();
+                        (self.sflit[q].val() & !self.la_field.val()) | self.sla[q].val();
                 }
             }
         }
